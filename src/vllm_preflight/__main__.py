@@ -1,0 +1,3 @@
+from vllm_preflight.cli import main
+
+main()

@@ -1,0 +1,173 @@
+"""What vLLM releases ARE, as data.
+
+A release is the accumulation of CHANGES up to its version: each entry says what a
+release changed against the one before it (parser style, rule variants, defaults).
+Lists recorded from the releases themselves (their `vllm serve` options, attention
+ops, PassConfig fields, all2all backends) live in `data/` and are read lazily.
+`get_release("0.13.0")` or `get_release("pr29558")` returns a frozen Release.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from vllm_preflight.releases.changes import CHANGES, PR29558_CHANGES
+
+SUPPORTED = (
+    "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1",
+    "0.16.0", "0.17.0", "0.17.1", "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1",
+    "0.20.2", "0.21.0", "0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0",
+    "0.27.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0",
+)
+NEWEST = SUPPORTED[-1]
+PR29558 = "pr29558"
+PR29558_BASE = "0.12.0"
+DATA = Path(__file__).parent / "data"
+
+
+def version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split("."))
+
+
+# ---------------------------------------------------------------- option tables
+@dataclass(frozen=True)
+class Option:
+    """One `vllm serve` option as that release's argparse defines it."""
+
+    strings: tuple[str, ...]
+    dest: str
+    nargs: Any
+    kind: str  # store | store_true | store_false | boolopt | store_const | append | count | help
+    converter: str
+    choices: tuple | None
+    const: Any
+
+    @property
+    def takes_value(self) -> bool:
+        return self.kind in ("store", "append")
+
+    @property
+    def display(self) -> str:
+        return "/".join(self.strings)
+
+    @property
+    def converter_label(self) -> str:
+        base = self.converter.removeprefix("opt:")
+        return {"hint": "human_readable_int", "json": "loads", "config": "parse_dataclass",
+                "hint_auto": "human_readable_int_or_auto"}.get(base, base)
+
+    def const_value(self, word: str) -> Any:
+        if self.kind == "store_true":
+            return True
+        if self.kind == "store_false":
+            return False
+        if self.kind == "boolopt":
+            return not word.startswith("--no-")
+        return self.const
+
+
+@dataclass(frozen=True)
+class OptionTable:
+    options: dict[str, Option]
+    long_options: tuple[str, ...]
+    has_negative_number_options: bool = False
+
+
+@lru_cache(maxsize=1)
+def _options_data() -> dict:
+    with open(DATA / "options.json") as f:
+        return json.load(f)
+
+
+@lru_cache(maxsize=1)
+def _facts_data() -> dict:
+    with open(DATA / "facts.json") as f:
+        return json.load(f)
+
+
+def _nearest_recorded(version: str, recorded) -> str:
+    """Releases whose tables were not recorded take the nearest earlier recorded one."""
+    key = version_key(version)
+    earlier = [v for v in recorded if version_key(v) <= key]
+    return max(earlier, key=version_key) if earlier else min(recorded, key=version_key)
+
+
+@lru_cache(maxsize=None)
+def _option_rows(version: str) -> dict:
+    data = _options_data()
+    entry = data[version]
+    if "base" in entry:
+        return dict(entry["base"])
+    rows = dict(_option_rows(entry["from"]))
+    for k in entry["drop"]:
+        rows.pop(k, None)
+    rows.update(entry["set"])
+    return rows
+
+
+@lru_cache(maxsize=None)
+def option_table(version: str) -> OptionTable:
+    recorded = _options_data()
+    rows = _option_rows(version if version in recorded else _nearest_recorded(version, recorded))
+    options: dict[str, Option] = {}
+    for strings, dest, nargs, kind, conv, choices, const in rows.values():
+        opt = Option(tuple(strings), dest, nargs, kind, conv,
+                     tuple(choices) if choices is not None else None, const)
+        for s in strings:
+            options[s] = opt
+    longs = tuple(sorted(s for s in options if s.startswith("--")))
+    return OptionTable(options, longs)
+
+
+def recorded_facts(version: str) -> dict:
+    data = _facts_data()
+    return data[version if version in data else _nearest_recorded(version, data)]
+
+
+# --------------------------------------------------------------------- releases
+@dataclass(frozen=True)
+class Release:
+    version: str  # the vLLM version whose code runs (0.12.0 for pr29558)
+    target: str  # "release" | "pr29558"
+    rules: dict = field(hash=False, compare=False)
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        return version_key(self.version)
+
+    def __getattr__(self, name: str) -> Any:
+        rules = self.__dict__.get("rules")
+        if rules is not None and name in rules:
+            return rules[name]
+        raise AttributeError(name)
+
+    @property
+    def options(self) -> OptionTable:
+        return option_table(self.version)
+
+    @property
+    def facts(self) -> dict:
+        return recorded_facts(self.version)
+
+    @property
+    def label(self) -> str:
+        return PR29558 if self.target == PR29558 else self.version
+
+
+@lru_cache(maxsize=None)
+def get_release(name: str) -> Release:
+    """A release by version, or the pr29558 design (on 0.12.0)."""
+    if name == PR29558:
+        base = get_release(PR29558_BASE)
+        return Release(PR29558_BASE, PR29558, {**base.rules, **PR29558_CHANGES})
+    if name not in SUPPORTED:
+        raise KeyError(name)
+    rules: dict = {}
+    key = version_key(name)
+    for since, change in CHANGES:
+        if version_key(since) <= key:
+            rules.update(change)
+    return Release(name, "release", rules)

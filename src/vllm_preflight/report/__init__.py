@@ -1,0 +1,1 @@
+"""Renderers over Resolutions: they never compute, only show what the resolver recorded."""

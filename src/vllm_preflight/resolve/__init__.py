@@ -1,0 +1,127 @@
+"""What vLLM DOES with a deployment: a pure-Python port of its config-time resolution.
+
+`resolve(deployment, "0.13.0" | "pr29558")` parses the server command as that release's
+parser would, builds the config objects, runs the release's __post_init__ steps and
+returns a Resolution: the resolved settings, every change as an Event, or vLLM's error.
+Imports neither vllm nor torch.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from vllm_preflight.gpus import DEFAULT_GPU, GPUS, Gpu
+from vllm_preflight.model import Assumption, Deployment, Event, Resolution, VllmError
+from vllm_preflight.modelfacts import model_facts
+from vllm_preflight.releases import PR29558, Release, get_release
+from vllm_preflight.resolve import argv as argv_mod
+from vllm_preflight.resolve import engine, steps
+from vllm_preflight.resolve.state import Refusal, State
+
+SERVE_WORDS = ("serve",)
+
+
+def _command_tail(words: tuple[str, ...], release: Release) -> list[str]:
+    """The words the server's parser sees: after `vllm serve` or after `-m MODULE`."""
+    w = list(words)
+    if len(w) >= 2 and os.path.basename(w[0]) == "vllm" and w[1] == "serve":
+        return w[2:]
+    if len(w) >= 3 and w[1] == "-m":
+        return w[3:]
+    return w
+
+
+def _serve_model_flag(tail: list[str], release: Release, is_serve: bool, parsed_warnings: list[str]) -> list[str]:
+    """`vllm serve --model X`: an error on 0.11.0, moved to the front (with a warning) later."""
+    if not is_serve:
+        return tail
+    idx = next((i for i, a in enumerate(tail) if a == "--model" or a.startswith("--model=")), None)
+    if idx is None:
+        return tail
+    if release.serve_model_flag == "error":
+        if "--model" in tail:
+            raise Refusal("ValueError", "With `vllm serve`, you should provide the model as a positional "
+                          "argument or in a config file instead of via the `--model` option.")
+        return tail
+    parsed_warnings.append("With `vllm serve`, you should provide the model as a positional argument or in "
+                           "a config file instead of via the `--model` option. The `--model` option will "
+                           "be removed in v0.13.")
+    if tail[idx] == "--model":
+        if idx + 1 >= len(tail):
+            return tail
+        model, rest = tail[idx + 1], tail[:idx] + tail[idx + 2:]
+    else:
+        model, rest = tail[idx].removeprefix("--model="), tail[:idx] + tail[idx + 1:]
+    return [model] + rest
+
+
+def resolved_view(state: State) -> dict:
+    rel = state.release
+    cc = state.cc
+    fields = set(rel.facts["compilation_fields"])
+    mode = cc["level"] if rel.mode_field == "level" else cc["mode"]
+    return {
+        "compilation_config": {
+            "mode": mode,
+            "cudagraph_mode": cc["cudagraph_mode"],
+            "splitting_ops": list(cc["splitting_ops"]) if cc["splitting_ops"] is not None else None,
+            "use_inductor_graph_partition": cc["use_inductor_graph_partition"],
+            "pass_config": dict(state.pass_config),
+            "custom_ops": list(cc["custom_ops"]),
+            "cudagraph_capture_sizes": list(cc["cudagraph_capture_sizes"]) if cc["cudagraph_capture_sizes"] is not None else None,
+            "max_cudagraph_capture_size": cc["max_cudagraph_capture_size"] if "max_cudagraph_capture_size" in fields else None,
+        },
+        "parallel_config": {
+            "all2all_backend": state.parallel["all2all_backend"],
+            "data_parallel_size": state.parallel["data_parallel_size"],
+            "tensor_parallel_size": state.parallel["tensor_parallel_size"],
+            "enable_expert_parallel": state.parallel["enable_expert_parallel"],
+        },
+        "optimization_level": state.optimization_level,
+    }
+
+
+def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
+            extra_env: list[tuple[str, str]] = (), model_assume: dict[str, str] | None = None) -> Resolution:
+    """Resolve one deployment for one target (a release version, or "pr29558")."""
+    release = get_release(target)
+    gpu = gpu or GPUS[DEFAULT_GPU]
+    env = dict(deployment.env)
+    env.update(dict(extra_env))  # --env wins over the command's own K=V words
+    result = Resolution(source=deployment.source, target="pr29558" if target == PR29558 else "release",
+                        vllm_version=release.version, resolved=None, vllm_error=None,
+                        assumptions=list(deployment.assumptions), deployment=deployment)
+    state = State(release=release, gpu=gpu, env=env, model=None)
+    try:
+        words = deployment.argv
+        is_serve = len(words) >= 2 and os.path.basename(words[0]) == "vllm" and words[1] == "serve"
+        pre_warnings: list[str] = []
+        tail = _serve_model_flag(_command_tail(words, release), release, is_serve, pre_warnings)
+        parsed = argv_mod.parse(tail, release)
+        for w in pre_warnings + parsed.warnings:
+            state.log("warning", w)
+        facts, assumed = model_facts(engine.model_name(parsed), deployment.base_dir, model_assume or {})
+        result.assumptions.extend(assumed)
+        state.model = facts
+        engine.apply(parsed, state, facts)
+        steps.run(state)
+        result.resolved = resolved_view(state)
+    except Refusal as r:
+        result.vllm_error = VllmError(r.type, r.message)
+    except json.JSONDecodeError as e:  # a JSON value vLLM itself would choke on
+        result.vllm_error = VllmError("JSONDecodeError", str(e))
+    result.events = state.events + _log_events(state)
+    if result.vllm_error is not None:
+        result.events.append(Event("vllm", None, None, "vllm.refuses", f"{result.vllm_error.type}: "
+                                   f"{result.vllm_error.message}", "error"))
+    return result
+
+
+def _log_events(state: State) -> list[Event]:
+    """vLLM's own INFO/WARNING lines that no change event already carries."""
+    carried = {e.reason for e in state.events}
+    return [Event("log", None, None, f"vllm.log.{level}", msg, level)
+            for level, msg in state.logs if msg not in carried]
+
+
+__all__ = ["resolve", "Assumption"]

@@ -1,0 +1,104 @@
+"""CUDA-graph capture sizes (`VllmConfig._set_cudagraph_sizes`), by release.
+
+Computed once, before the splitting-ops step: a later downgrade of cudagraph_mode to
+NONE (DeepEP HT, empty splitting_ops) leaves the sizes populated, as in vLLM.
+"""
+from __future__ import annotations
+
+from vllm_preflight.resolve.state import Refusal, State, validation_error
+
+
+def _grid(max_size: int) -> list[int]:
+    sizes = [i for i in (1, 2, 4) if i <= max_size]
+    if max_size >= 8:
+        sizes += list(range(8, min(max_size + 1, 256), 8))
+    if max_size >= 256:
+        sizes += list(range(256, max_size + 1, 16))
+    return sizes
+
+
+def _sp_filter(state: State, sizes: list[int]) -> list[int]:
+    tp = state.parallel["tensor_parallel_size"]
+    if tp > 1 and state.pass_config.get(state.release.sp_name):
+        removed = [s for s in sizes if s % tp]
+        if removed:
+            state.log("warning", f"Batch sizes {removed} are removed because they are not multiple of "
+                      f"tp_size {tp} when sequence parallelism is enabled")
+        return [s for s in sizes if s % tp == 0]
+    return sizes
+
+
+def set_cudagraph_sizes(state: State) -> None:
+    if state.release.capture_sizes_style == "v0_11_0":
+        _sizes_v0_11_0(state)
+    else:
+        _sizes_v0_11_1(state)
+
+
+def _default_max(state: State) -> int:
+    q = 1 + state.num_speculative_tokens if state.release.capture_max_counts_spec_tokens else 1
+    ceiling = 1024 if (state.release.sm100_capture_ceiling and state.gpu.is_sm100_family) else 512
+    return min(state.scheduler["max_num_seqs"] * q * 2, ceiling)
+
+
+def _sizes_v0_11_1(state: State) -> None:
+    cc = state.cc
+    if not (state.has_model and not state.enforce_eager and cc["cudagraph_mode"] != "NONE"):
+        cc["max_cudagraph_capture_size"] = 0
+        cc["cudagraph_capture_sizes"] = []
+        return
+    user_max = cc["max_cudagraph_capture_size"]
+    max_size = user_max if user_max is not None else _default_max(state)
+    max_tokens = state.scheduler["max_num_batched_tokens"]
+    max_size = min(max_tokens, max_size)
+    if max_size < 1:
+        raise validation_error("Maximum cudagraph size should be greater than or equal to 1 when using "
+                               "cuda graph.", "Assertion failed")
+    user_sizes = cc["cudagraph_capture_sizes"]
+    if user_sizes is not None:
+        if not user_sizes:
+            raise validation_error("cudagraph_capture_sizes should contain at least one element when using "
+                                   "cuda graph.", "Assertion failed")
+        sizes = sorted(i for i in set(user_sizes) if i <= max_tokens)
+    else:
+        sizes = _grid(max_size)
+    sizes = _sp_filter(state, sizes)
+    valid_max = sizes[-1] if sizes else 0
+    if user_max is not None and user_max != valid_max:
+        if user_sizes is not None:
+            raise validation_error(f"customized max_cudagraph_capture_size(={user_max}) should be "
+                                   f"consistent with the max value of cudagraph_capture_sizes(={valid_max})")
+        state.log("warning", f"Truncating max_cudagraph_capture_size to {valid_max}")
+    if user_sizes is not None and len(sizes) < len(user_sizes):
+        state.log("warning", f"cudagraph_capture_sizes specified in compilation_config {user_sizes} is "
+                  f"overridden by config {sizes}")
+    state.set("cc.max_cudagraph_capture_size", valid_max, "capture_sizes.max",
+              "largest CUDA-graph capture size", "debug")
+    state.set("cc.cudagraph_capture_sizes", sorted(sizes), "capture_sizes.list",
+              "CUDA-graph capture sizes", "debug")
+
+
+def _sizes_v0_11_0(state: State) -> None:
+    """0.11.0: sizes come from the scheduler's cuda_graph_sizes (one value: a grid up to it)."""
+    cc = state.cc
+    sched = state.scheduler
+    user_sizes = cc["cudagraph_capture_sizes"]
+    if user_sizes is not None:
+        sizes = sorted(set(user_sizes), reverse=True)
+    elif not state.has_model or state.enforce_eager:
+        sizes = []
+    else:
+        given = sched.get("cuda_graph_sizes") or [min(sched["max_num_seqs"] * 2, 512)]
+        if len(given) == 1:
+            sizes = [1, 2, 4] + list(range(8, given[0] + 1, 8))
+        else:
+            sizes = sorted(given)
+        sizes = _sp_filter(state, sizes)
+        sizes = [s for s in sizes if s <= sched["max_num_batched_tokens"]]
+        sizes = sorted(set(sizes), reverse=True)
+    state.set("cc.cudagraph_capture_sizes", sizes, "capture_sizes.list", "CUDA-graph capture sizes", "debug")
+    state.set("cc.max_cudagraph_capture_size", max(sizes) if sizes else 0, "capture_sizes.max",
+              "largest CUDA-graph capture size", "debug")
+
+
+__all__ = ["set_cudagraph_sizes", "Refusal"]

@@ -1,0 +1,237 @@
+"""Building a release's CompilationConfig (and its PassConfig) from what the user wrote.
+
+This is what happens when `--compilation-config`/`-cc` JSON is validated: field names of
+that release (unknown keys ignored until 0.12.0, rejected from 0.13.0), enum parsing of
+`mode`/`level` and `cudagraph_mode`, deprecated PassConfig names (mapped on 0.12.0),
+custom-op syntax and the piecewise backend check. Errors raised here reach the caller as
+argparse errors when the config came from the command line.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from vllm_preflight.resolve.modes import COMPILATION_MODES, CUDAGRAPH_INT, CUDAGRAPH_VALUES
+from vllm_preflight.resolve.state import Refusal, State
+
+_BOOL_TRUE = {"1", "true", "t", "yes", "y", "on"}
+_BOOL_FALSE = {"0", "false", "f", "no", "n", "off"}
+
+# 0.12.0 keeps the pre-0.12 PassConfig names as deprecated aliases.
+DEPRECATED_PASS_NAMES = {
+    "enable_fusion": ["fuse_norm_quant", "fuse_act_quant"],
+    "enable_attn_fusion": ["fuse_attn_quant"],
+    "enable_sequence_parallelism": ["enable_sp"],
+    "enable_async_tp": ["fuse_gemm_comms"],
+    "enable_fi_allreduce_fusion": ["fuse_allreduce_rms"],
+    "enable_noop": ["eliminate_noops"],
+}
+
+
+class ConfigInvalid(Exception):
+    """A value pydantic (or a config's __post_init__) rejects; becomes the caller's error."""
+
+    def __init__(self, message: str, exc_type: str = "ValidationError"):
+        super().__init__(message)
+        self.exc_type = exc_type
+
+
+def _bool(value: Any, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _BOOL_TRUE | _BOOL_FALSE:
+        return value.strip().lower() in _BOOL_TRUE
+    raise ConfigInvalid(f"{where}: Input should be a valid boolean")
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise ConfigInvalid(f"{where}: Input should be a valid integer")
+
+
+def _int_list(value: Any, where: str) -> list[int]:
+    if not isinstance(value, list):
+        raise ConfigInvalid(f"{where}: Input should be a valid list")
+    return [_int(v, where) for v in value]
+
+
+def _str_list(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigInvalid(f"{where}: Input should be a valid list of strings")
+    return list(value)
+
+
+def parse_cudagraph_mode(value: Any, release) -> str:
+    if isinstance(value, str):
+        name = value.upper()
+        if name not in CUDAGRAPH_VALUES:
+            # vLLM looks the name up with CUDAGraphMode[...]: a KeyError that pydantic
+            # does not wrap, so it escapes argparse and vLLM itself
+            raise ConfigInvalid(repr(name), release.cudagraph_mode_bad_name_error)
+        return name
+    if isinstance(value, int) and not isinstance(value, bool) and value in CUDAGRAPH_INT:
+        return CUDAGRAPH_INT[value]
+    raise ConfigInvalid(f"cudagraph_mode: Input should be 0, 1 or 2 [input_value={value!r}]")
+
+
+def parse_mode(value: Any, release, field_name: str) -> str:
+    if isinstance(value, str) and release.mode_accepts_names and field_name == "mode":
+        name = value.upper()
+        if name not in COMPILATION_MODES:
+            raise ConfigInvalid(
+                f"Invalid compilation mode: {value}. Valid modes are: {', '.join(COMPILATION_MODES)}")
+        return name
+    n = _int(value, field_name)
+    if not 0 <= n <= 3:
+        raise ConfigInvalid(f"{field_name}: Input should be 0, 1, 2 or 3")
+    return COMPILATION_MODES[n]
+
+
+def _pass_config(raw: Any, release, state: State) -> dict:
+    fields = release.facts["pass_config_fields"]
+    out = {k: (v if not isinstance(v, (list, dict)) else v) for k, v in fields.items()}
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigInvalid("pass_config: Input should be a dictionary or an instance of PassConfig")
+    for key, value in raw.items():
+        if key not in fields:
+            if release.config_extra == "forbid":
+                raise ConfigInvalid(f"pass_config.{key}: Extra inputs are not permitted")
+            continue
+        default = fields[key]
+        if value is None:
+            out[key] = None
+        elif isinstance(default, bool) or default is None and key.startswith(("fuse_", "enable_", "eliminate_")):
+            out[key] = _bool(value, f"pass_config.{key}")
+        elif isinstance(default, int) and not isinstance(default, bool):
+            out[key] = _int(value, f"pass_config.{key}")
+        else:
+            out[key] = value
+        state.cc_given.add("pass_config." + key)
+    if release.pass_config_deprecated_names:
+        for old, new in DEPRECATED_PASS_NAMES.items():
+            if old in out and out[old] is not None:
+                for n in new:
+                    out[n] = out[old]
+                    state.cc_given.add("pass_config." + n)
+                news = " and ".join(new) if len(new) > 1 else new[0]
+                state.log("warning", f"{old} is deprecated and will be removed in v0.13.0 or "
+                          f"v1.0.0, whichever is sooner. Use {news} instead.")
+            if old in out:
+                out[old] = None
+    return out
+
+
+def build(raw: dict | None, release, state: State) -> None:
+    """Fill state.cc / state.pass_config from a user dict (None: all defaults)."""
+    fields = set(release.facts["compilation_fields"])
+    defaults = release.facts["compilation_defaults"]
+    cc: dict[str, Any] = {
+        "mode": None, "level": None, "cudagraph_mode": None, "splitting_ops": None,
+        "use_inductor_graph_partition": defaults.get("use_inductor_graph_partition"),
+        "custom_ops": [], "backend": "", "cudagraph_capture_sizes": None,
+        "max_cudagraph_capture_size": None, "use_cudagraph": True, "full_cuda_graph": False,
+    }
+    raw = dict(raw or {})
+    if raw is not None and not isinstance(raw, dict):
+        raise ConfigInvalid("compilation_config: Input should be an object")
+    given = set()
+    pass_raw = raw.pop("pass_config", None)
+    for key, value in raw.items():
+        if key not in fields:
+            if release.config_extra == "forbid":
+                raise ConfigInvalid(f"{key}: Extra inputs are not permitted")
+            continue
+        given.add(key)
+        if key in ("mode", "level"):
+            cc[key] = None if value is None else parse_mode(value, release, key)
+        elif key == "cudagraph_mode":
+            cc[key] = None if value is None else parse_cudagraph_mode(value, release)
+        elif key in ("splitting_ops", "custom_ops"):
+            cc[key] = None if value is None and key == "splitting_ops" else _str_list(value, key)
+        elif key in ("use_inductor_graph_partition", "use_cudagraph", "full_cuda_graph"):
+            cc[key] = None if value is None else _bool(value, key)
+        elif key == "cudagraph_capture_sizes":
+            cc[key] = None if value is None else _int_list(value, key)
+        elif key == "max_cudagraph_capture_size":
+            cc[key] = None if value is None else _int(value, key)
+        elif key == "backend":
+            if not isinstance(value, str):
+                raise ConfigInvalid("backend: Input should be a valid string")
+            cc[key] = value
+        else:
+            cc[key] = value
+    state.cc_given |= given
+    state.pass_config = _pass_config(pass_raw, release, state)
+    state.cc = cc
+    _post_init(release, state)
+
+
+def _post_init(release, state: State) -> None:
+    """CompilationConfig.__post_init__: the parts that matter for our outputs."""
+    cc = state.cc
+    if release.mode_field == "level":  # 0.11.0
+        if not cc.get("use_cudagraph", True):
+            state.log("warning", "use_cudagraph is deprecated, use cudagraph_mode=NONE instead.")
+            if cc["cudagraph_mode"] is not None:
+                raise ConfigInvalid("use_cudagraph and cudagraph_mode are mutually exclusive, "
+                                    "prefer cudagraph_mode since use_cudagraph is deprecated.")
+            cc["cudagraph_mode"] = "NONE"
+        if cc.get("full_cuda_graph"):
+            state.log("warning", "full_cuda_graph is deprecated, use cudagraph_mode=FULL instead.")
+            if cc["cudagraph_mode"] is not None:
+                raise ConfigInvalid("full_cuda_graph and cudagraph_mode are mutually exclusive, "
+                                    "prefer cudagraph_mode since full_cuda_graph is deprecated.")
+            cc["cudagraph_mode"] = "FULL"
+    elif cc.get("level") is not None and release.has_level_alias:
+        state.log("warning", "Level is deprecated and will be removed in the next release,either 0.12.0 "
+                  "or 0.11.2 whichever is soonest.Use mode instead.If both level and mode are given,"
+                  "only mode will be used.")
+        if cc["mode"] is None:
+            cc["mode"] = cc["level"]
+    ops = cc["custom_ops"]
+    if ops.count("none") + ops.count("all") > 1:
+        raise ConfigInvalid("Can only specify 'none' or 'all'", "ValidationError")
+    if state.pass_config.get("enable_qk_norm_rope_fusion"):
+        ops.append("+rotary_embedding")
+    for op in ops:
+        if op[:1] not in ("+", "-") and op not in ("all", "none"):
+            raise ConfigInvalid(f"Invalid syntax '{op}' for custom op, must be 'all', 'none', "
+                                "'+op' or '-op' (where 'op' is the registered op name)")
+    mode = cc["mode"] if release.mode_field == "mode" else cc["level"]
+    if release.check_piecewise_backend and mode == "VLLM_COMPILE" and cc["backend"] not in ("", "eager", "inductor"):
+        raise ConfigInvalid(f"Invalid backend for piecewise compilation: {cc['backend']}")
+    if cc["backend"] == "":
+        cc["backend"] = "inductor"
+
+
+def refusal_from(e: ConfigInvalid, via_cli: bool) -> Refusal:
+    """Where the config came from decides what the caller sees."""
+    if e.exc_type != "ValidationError":
+        return Refusal(e.exc_type, str(e))
+    if via_cli:
+        return Refusal("ArgumentError", f"argument --compilation-config: {e}")
+    return Refusal("ValidationError", f"1 validation error for CompilationConfig\n  {e}")
+
+
+def check(raw: dict, release) -> None:
+    """Validate `--compilation-config` JSON the way the release's parser does while it reads
+    the argument (pydantic), so that a bad value is reported before unknown flags."""
+    from vllm_preflight.gpus import GPUS
+    scratch = State(release=release, gpu=GPUS["H200"], env={}, model=None)
+    try:
+        build(raw, release, scratch)
+    except ConfigInvalid as e:
+        raise refusal_from(e, via_cli=True) from None

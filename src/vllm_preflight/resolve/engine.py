@@ -1,0 +1,171 @@
+"""From parsed `vllm serve` arguments to the config objects vLLM constructs.
+
+The part of `EngineArgs.create_engine_config` that feeds our outputs: the model config
+(enforce_eager, runner, max_model_len), scheduler defaults from the GPU's memory, the
+parallel config (all2all backend from flag or env, by release), speculative decoding,
+and the capture-size flags merged into the compilation config.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from vllm_preflight.modelfacts import ModelFacts
+from vllm_preflight.resolve import compilation_config
+from vllm_preflight.resolve.argv import ParsedArgs
+from vllm_preflight.resolve.state import Refusal, State
+
+DEFAULT_MODEL = "Qwen/Qwen3-0.6B"
+
+
+def model_name(args: ParsedArgs) -> str:
+    return args.model_tag or args.values.get("model") or DEFAULT_MODEL
+
+
+def _optimization_level(text: Any) -> int:
+    """OptimizationLevel accepts 0..3 (and the names O0..O3)."""
+    if isinstance(text, int):
+        value = text
+    else:
+        s = str(text).strip()
+        if s.upper().startswith("O") and s[1:].isdigit():
+            s = s[1:]
+        try:
+            value = int(s)
+        except ValueError:
+            raise Refusal("ValidationError", f"1 validation error for VllmConfig\noptimization_level\n"
+                          f"  Input should be 0, 1, 2 or 3 [input_value={text!r}]") from None
+    if value not in (0, 1, 2, 3):
+        raise Refusal("ValidationError", f"1 validation error for VllmConfig\noptimization_level\n"
+                      f"  Input should be 0, 1, 2 or 3 [input_value={text!r}]")
+    return value
+
+
+def _all2all_backend(state: State, flag_value: str | None) -> str | None:
+    """Where the all2all backend comes from changed across releases (env only, env as
+    fallback, env overriding the flag, env ignored)."""
+    release = state.release
+    env_value = state.env.get("VLLM_ALL2ALL_BACKEND")
+    default = "allgather_reducescatter"
+    source = release.all2all_env
+    if source == "only":  # 0.11.0: no flag
+        return env_value or default
+    if source == "fallback":  # 0.11.1-0.13.0
+        if flag_value is not None:
+            return flag_value
+        if env_value is not None:
+            state.log("warning", "VLLM_ALL2ALL_BACKEND environment variable is deprecated and will be "
+                      "removed in a future release. Please use the --all2all-backend command-line "
+                      "argument instead.", once=True)
+            return env_value
+        return default
+    if source == "override":  # 0.14.x-0.15.x
+        if env_value is not None:
+            state.log("warning", release.all2all_env_override_warning, once=True)
+            return env_value
+        return flag_value or default
+    return flag_value or default  # 0.16.0+: the env var is gone
+
+
+def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
+    v = args.values
+    release = state.release
+    # --- model config
+    runner = v.get("runner", "auto")
+    is_pooling = runner == "pooling" or (runner == "auto" and facts.is_pooling) or \
+        v.get("convert") in ("embed", "classify", "reward")
+    max_model_len = v.get("max_model_len") or facts.max_position_embeddings
+    state.model_cfg.update({
+        "enforce_eager": bool(v.get("enforce_eager", False)),
+        "max_model_len": max_model_len,
+        "is_pooling": is_pooling,
+        "is_encoder_decoder": facts.is_encoder_decoder,
+        "is_moe": facts.is_moe,
+        "disable_cascade_attn": bool(v.get("disable_cascade_attn", False)),
+    })
+    # --- scheduler defaults (usage context: the OpenAI API server)
+    tp = v.get("tensor_parallel_size", 1) or 1
+    pp = v.get("pipeline_parallel_size", 1) or 1
+    big = state.gpu.memory_gib >= 70 and "a100" not in state.gpu.device_name.lower()
+    chunked = v.get("enable_chunked_prefill")
+    if chunked is None:
+        chunked = not facts.is_encoder_decoder
+    mnbt, mns = v.get("max_num_batched_tokens"), v.get("max_num_seqs")
+    if mnbt is None:
+        mnbt = 8192 if big else 2048
+        if not chunked:
+            mnbt = max(max_model_len, mnbt)
+        mnbt = min(( mns or (1024 if big else 256)) * max_model_len, mnbt)
+    if mns is None:
+        mns = min(1024 if big else 256, mnbt)
+    state.scheduler.update({"max_num_batched_tokens": mnbt, "max_num_seqs": mns,
+                            "enable_chunked_prefill": chunked})
+    _verify_scheduler(mnbt, mns, max_model_len, chunked)
+    # --- parallel config
+    state.parallel.update({
+        "data_parallel_size": v.get("data_parallel_size", 1),
+        "tensor_parallel_size": tp,
+        "pipeline_parallel_size": pp,
+        "enable_expert_parallel": bool(v.get("enable_expert_parallel", False)),
+        "enable_dbo": bool(v.get("enable_dbo", False)),
+        "decode_context_parallel_size": v.get("decode_context_parallel_size", 1) or 1,
+        "prefill_context_parallel_size": v.get("prefill_context_parallel_size", 1) or 1,
+    })
+    state.parallel["all2all_backend"] = _all2all_backend(state, v.get("all2all_backend"))
+    # --- speculative decoding
+    spec = v.get("speculative_config")
+    if isinstance(spec, str):
+        spec = json.loads(spec)
+    if isinstance(spec, dict):
+        state.num_speculative_tokens = int(spec.get("num_speculative_tokens") or 0)
+        state.speculative_method = spec.get("method")
+    # --- optimization level
+    if release.has_optimization_level:
+        state.optimization_level = _optimization_level(v.get("optimization_level", 2))
+    # --- compilation config: validated by argparse already (as JSON), built here
+    raw = v.get("compilation_config")
+    try:
+        compilation_config.build(raw if isinstance(raw, dict) else None, release, state)
+    except compilation_config.ConfigInvalid as e:
+        raise compilation_config.refusal_from(e, via_cli=True) from None
+    _merge_capture_flags(v, state)
+
+
+def _verify_scheduler(mnbt: int, mns: int, max_model_len: int, chunked: bool) -> None:
+    """SchedulerConfig's own checks (a pydantic config: its caller sees ValidationError)."""
+    def fail(msg: str) -> Refusal:
+        return Refusal("ValidationError", f"1 validation error for SchedulerConfig\n  Value error, {msg}")
+    if mnbt < max_model_len and not chunked:
+        raise fail(f"max_num_batched_tokens ({mnbt}) is smaller than max_model_len ({max_model_len}). "
+                   "This effectively limits the maximum sequence length to max_num_batched_tokens and "
+                   "makes vLLM reject longer sequences. Please increase max_num_batched_tokens or "
+                   "decrease max_model_len.")
+    if mnbt < mns:
+        raise fail(f"max_num_batched_tokens ({mnbt}) must be greater than or equal to max_num_seqs ({mns}).")
+
+
+def _merge_capture_flags(v: dict, state: State) -> None:
+    cc = state.cc
+    if v.get("cuda_graph_sizes") is not None:
+        if state.release.cuda_graph_sizes_style == "scheduler":
+            state.scheduler["cuda_graph_sizes"] = v["cuda_graph_sizes"]
+        else:
+            state.log("warning", "--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or "
+                      "v1.0.0, whichever is soonest. Please use --cudagraph-capture-sizes instead.")
+            if cc["cudagraph_capture_sizes"] is not None:
+                raise Refusal("ValueError", "cuda_graph_sizes and compilation_config."
+                              "cudagraph_capture_sizes are mutually exclusive")
+            cc["cudagraph_capture_sizes"] = list(v["cuda_graph_sizes"])
+            state.cc_given.add("cudagraph_capture_sizes")
+    if v.get("cudagraph_capture_sizes") is not None:
+        if cc["cudagraph_capture_sizes"] is not None:
+            raise Refusal("ValueError", "cudagraph_capture_sizes and compilation_config."
+                          "cudagraph_capture_sizes are mutually exclusive")
+        cc["cudagraph_capture_sizes"] = list(v["cudagraph_capture_sizes"])
+        state.cc_given.add("cudagraph_capture_sizes")
+    if v.get("max_cudagraph_capture_size") is not None:
+        if cc["max_cudagraph_capture_size"] is not None:
+            raise Refusal("ValueError", "max_cudagraph_capture_size and compilation_config."
+                          "max_cudagraph_capture_size are mutually exclusive")
+        cc["max_cudagraph_capture_size"] = v["max_cudagraph_capture_size"]
+        state.cc_given.add("max_cudagraph_capture_size")

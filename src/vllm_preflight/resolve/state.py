@@ -1,0 +1,105 @@
+"""The resolver's working state: the config objects vLLM builds, as plain dicts.
+
+Steps read the state, change it through `State.set` (which records an Event when a value
+really changes) and raise `Refusal` where vLLM would refuse to start.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vllm_preflight.gpus import Gpu
+from vllm_preflight.model import Event
+from vllm_preflight.modelfacts import ModelFacts
+
+
+class Refusal(Exception):
+    """vLLM would not start: the exception type its caller sees, and its message."""
+
+    def __init__(self, type_: str, message: str):
+        super().__init__(message)
+        self.type = type_
+        self.message = message
+
+
+def validation_error(message: str, kind: str = "Value error") -> Refusal:
+    """An exception raised inside a pydantic config's __post_init__ reaches the caller
+    wrapped in pydantic's ValidationError."""
+    return Refusal("ValidationError", f"1 validation error for VllmConfig\n  {kind}, {message}")
+
+
+@dataclass
+class State:
+    release: Any  # releases.Release
+    gpu: Gpu
+    env: dict[str, str]
+    model: ModelFacts | None
+    cc: dict = field(default_factory=dict)  # CompilationConfig fields
+    pass_config: dict = field(default_factory=dict)  # PassConfig fields
+    parallel: dict = field(default_factory=dict)  # ParallelConfig fields
+    scheduler: dict = field(default_factory=dict)  # max_num_seqs, max_num_batched_tokens...
+    model_cfg: dict = field(default_factory=dict)  # enforce_eager, max_model_len, runner...
+    optimization_level: int | None = None
+    num_speculative_tokens: int = 0
+    speculative_method: str | None = None
+    cc_given: set = field(default_factory=set)  # compilation fields the user set
+    events: list[Event] = field(default_factory=list)
+    logs: list[tuple[str, str]] = field(default_factory=list)  # (level, message) vLLM would log
+    _once: set = field(default_factory=set)
+
+    # ---------------------------------------------------------------- changes
+    def set(self, path: str, value: Any, rule: str, reason: str, level: str = "info") -> None:
+        """Set `cc.x`, `pass_config.x`, `parallel.x`, `scheduler.x`, `model.x` or a
+        top-level field, recording an Event when the value changes."""
+        obj, key = self._slot(path)
+        before = obj.get(key) if isinstance(obj, dict) else getattr(self, key)
+        if isinstance(obj, dict):
+            obj[key] = value
+        else:
+            setattr(self, key, value)
+        if before != value:
+            self.events.append(Event(self._field_name(path), _plain(before), _plain(value), rule, reason, level))
+
+    def note(self, field_name: str, rule: str, reason: str, level: str = "info", value: Any = None) -> None:
+        """An event that explains without changing a value (e.g. a warning vLLM logs)."""
+        self.events.append(Event(field_name, _plain(value), _plain(value), rule, reason, level))
+
+    def log(self, level: str, message: str, once: bool = False) -> None:
+        if once:
+            if message in self._once:
+                return
+            self._once.add(message)
+        self.logs.append((level, message))
+
+    def _slot(self, path: str):
+        head, _, rest = path.partition(".")
+        if rest:
+            return {"cc": self.cc, "pass_config": self.pass_config, "parallel": self.parallel,
+                    "scheduler": self.scheduler, "model": self.model_cfg}[head], rest
+        return self, head
+
+    @staticmethod
+    def _field_name(path: str) -> str:
+        head, _, rest = path.partition(".")
+        return {"cc": "compilation_config", "pass_config": "compilation_config.pass_config",
+                "parallel": "parallel_config", "scheduler": "scheduler_config",
+                "model": "model_config"}.get(head, head) + ("." + rest if rest else "")
+
+    # ---------------------------------------------------------------- helpers
+    @property
+    def has_model(self) -> bool:
+        return self.model is not None
+
+    @property
+    def enforce_eager(self) -> bool:
+        return bool(self.model_cfg.get("enforce_eager"))
+
+    def env_flag(self, name: str) -> bool:
+        v = self.env.get(name)
+        return v is not None and v.strip().lower() in ("1", "true")
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    return v

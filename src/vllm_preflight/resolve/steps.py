@@ -1,0 +1,447 @@
+"""The steps of `VllmConfig.__post_init__` that decide compilation and CUDA-graph settings.
+
+Each step is a small function of the State; the release's `pipeline` (data) lists which
+steps run and in which order, and its rule knobs choose between step variants. Every
+change goes through `State.set` with a stable rule id and vLLM's own log message.
+"""
+from __future__ import annotations
+
+from vllm_preflight.resolve import modes
+from vllm_preflight.resolve.state import Refusal, State, validation_error
+
+MOE_OPS = ("vllm::moe_forward", "vllm::moe_forward_shared")
+
+
+def _mode_field(state: State) -> str:
+    return "cc.level" if state.release.mode_field == "level" else "cc.mode"
+
+
+def _mode(state: State) -> str | None:
+    return state.cc["level"] if state.release.mode_field == "level" else state.cc["mode"]
+
+
+def _cg(state: State) -> str:
+    return state.cc["cudagraph_mode"]
+
+
+def _is_custom_op_enabled(state: State, op: str) -> bool:
+    ops = state.cc["custom_ops"]
+    if "all" in ops:
+        return f"-{op}" not in ops
+    return f"+{op}" in ops
+
+
+# ------------------------------------------------------------- defaults
+def enforce_eager_level(state: State) -> None:
+    """0.12.0-0.16.x: enforce_eager rewrites the optimization level to O0."""
+    if state.optimization_level and state.optimization_level > 0 and state.enforce_eager:
+        msg = "Enforce eager set, overriding optimization level to -O0"
+        state.log("warning", msg)
+        state.set("optimization_level", 0, "enforce_eager.optimization_level", msg, "warning")
+
+
+def enforce_eager_direct(state: State) -> None:
+    """0.17.0+: enforce_eager turns compilation and CUDA graphs off directly."""
+    if state.enforce_eager:
+        msg = state.release.enforce_eager_message
+        state.log("warning", msg)
+        state.set("cc.mode", "NONE", "enforce_eager.mode", msg, "warning")
+        state.set("cc.cudagraph_mode", "NONE", "enforce_eager.cudagraph_mode", msg, "warning")
+
+
+def torch_compile_disable(state: State) -> None:
+    """0.20.0+: TORCH_COMPILE_DISABLE=1 means compile mode NONE."""
+    if state.env.get("TORCH_COMPILE_DISABLE", "").strip().lower() in ("1", "true"):
+        msg = state.release.torch_compile_disable_message
+        state.log("warning", msg)
+        state.set("cc.mode", "NONE", "env.torch_compile_disable", msg, "warning")
+
+
+def inductor_disabled_warning(state: State) -> None:
+    mode = state.cc["mode"]
+    if state.cc["backend"] == "eager" or (mode is not None and mode != "VLLM_COMPILE"):
+        state.log("warning", "Inductor compilation was disabled by user settings,Optimizations settings "
+                  "that are only active duringInductor compilation will be ignored.")
+
+
+def blocked_fp8_custom_op(state: State) -> None:
+    """Block-quantized FP8 weights: vLLM enables the quant_fp8 custom op (faster on H100)."""
+    if state.model is not None and state.model.blocked_fp8 and "-quant_fp8" not in state.cc["custom_ops"]:
+        before = list(state.cc["custom_ops"])
+        state.cc["custom_ops"].append("+quant_fp8")
+        state.events.append(_event("compilation_config.custom_ops", before, list(state.cc["custom_ops"]),
+                                   "quant.blocked_fp8_custom_op",
+                                   "The model's FP8 weights are block-quantized: vLLM enables the "
+                                   "quant_fp8 custom op (its CUDA kernel is faster on H100)"))
+
+
+def default_mode_from_level(state: State) -> None:
+    """0.12.0+: compile mode defaults from the optimization level."""
+    if state.cc["mode"] is None:
+        value = "VLLM_COMPILE" if (state.optimization_level or 0) > 0 else "NONE"
+        state.set("cc.mode", value, "defaults.mode",
+                  f"mode not set: -O{state.optimization_level} gives {value}", "debug")
+
+
+def default_mode_from_model(state: State) -> None:
+    """0.11.x: compile mode (level) defaults to VLLM_COMPILE (3) with a model, unless eager."""
+    field = _mode_field(state)
+    if _mode(state) is None:
+        value = "VLLM_COMPILE" if (state.has_model and not state.enforce_eager) else "NONE"
+        if state.release.mode_field == "level" and state.env.get("VLLM_USE_V1", "1") == "0":
+            value = "NONE"
+        state.set(field, value, "defaults.mode",
+                  f"mode not set: {'a model without enforce_eager' if value != 'NONE' else 'enforce_eager'}"
+                  f" gives {value}", "debug")
+
+
+def default_custom_ops(state: State) -> None:
+    ops = state.cc["custom_ops"]
+    if "all" not in ops and "none" not in ops:
+        mode = _mode(state)
+        value = "none" if state.cc["backend"] == "inductor" and mode != "NONE" else "all"
+        before = list(ops)
+        ops.append(value)
+        state.events.append(_event("compilation_config.custom_ops", before, list(ops), "defaults.custom_ops",
+                                   f"custom_ops default: '{value}' (Inductor generates the kernels)"
+                                   if value == "none" else "custom_ops default: 'all' (no Inductor)", "debug"))
+
+
+def optimization_level_defaults(state: State) -> None:
+    """0.12.0+: fill fields the user left unset from the -O level's table."""
+    level = state.optimization_level or 0
+    rel = state.release
+    table = rel.optimization_level_defaults(state, level)
+    for path, value in table.items():
+        obj, key = state._slot(path)
+        if key in obj and obj[key] is None:
+            state.set(path, value, f"optimization_level.O{level}",
+                      f"default of optimization level O{level}", "debug")
+
+
+def default_cudagraph_mode_v0_11_0(state: State) -> None:
+    """0.11.0: FULL_AND_PIECEWISE under level 3 (PIECEWISE for pooling/encoder-decoder)."""
+    if _cg(state) is None:
+        if state.cc["level"] == "VLLM_COMPILE":
+            special = state.has_model and (state.model_cfg["is_pooling"] or state.model_cfg["is_encoder_decoder"])
+            value = "PIECEWISE" if special else "FULL_AND_PIECEWISE"
+        else:
+            value = "NONE"
+        state.set("cc.cudagraph_mode", value, "defaults.cudagraph_mode",
+                  f"cudagraph_mode not set: {value} for compilation level {state.cc['level']}", "debug")
+
+
+def default_cudagraph_mode_v0_11_1(state: State) -> None:
+    """0.11.1-0.11.2: FULL_AND_PIECEWISE under VLLM_COMPILE, else NONE."""
+    if _cg(state) is None:
+        value = "FULL_AND_PIECEWISE" if state.cc["mode"] == "VLLM_COMPILE" else "NONE"
+        state.set("cc.cudagraph_mode", value, "defaults.cudagraph_mode",
+                  f"cudagraph_mode not set: {value} for compilation mode {state.cc['mode']}", "debug")
+
+
+def piecewise_needs_compile_none(state: State) -> None:
+    """0.12.0: any CUDA graph mode but NONE needs VLLM_COMPILE, else NONE."""
+    if _cg(state) != "NONE" and state.cc["mode"] != "VLLM_COMPILE":
+        msg = (f"Cudagraph mode {_cg(state)} is not compatible with compilation mode "
+               f"{state.cc['mode']}.Overriding to NONE.")
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "cudagraph_mode.needs_vllm_compile", msg)
+
+
+def piecewise_needs_compile_piecewise_only(state: State) -> None:
+    """0.13.0-0.29.x: only modes with piecewise graphs need VLLM_COMPILE."""
+    if modes.requires_piecewise_compilation(_cg(state)) and state.cc["mode"] != "VLLM_COMPILE" \
+            and not _breakable(state):
+        msg = state.release.piecewise_needs_compile_message.format(
+            cg=_cg(state), mode=state.cc["mode"])
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "cudagraph_mode.needs_vllm_compile", msg)
+
+
+def _breakable(state: State) -> bool:
+    return state.release.has_breakable_cudagraph and state.env_flag("VLLM_USE_BREAKABLE_CUDAGRAPH")
+
+
+def sequence_parallel_custom_op(state: State) -> None:
+    pc = state.pass_config
+    if pc.get("fuse_gemm_comms"):
+        state.set("pass_config.enable_sp", True, "sp.async_tp_needs_sp",
+                  "async TP (fuse_gemm_comms) is built on sequence parallelism", "debug")
+    if pc.get("enable_sp"):
+        if "-rms_norm" in state.cc["custom_ops"]:
+            state.log("warning", "RMS norm force disabled, sequence parallelism might break")
+        else:
+            before = list(state.cc["custom_ops"])
+            state.cc["custom_ops"].append("+rms_norm")
+            state.events.append(_event("compilation_config.custom_ops", before, list(state.cc["custom_ops"]),
+                                       "sp.rms_norm_custom_op",
+                                       "sequence parallelism needs the rms_norm custom op", "debug"))
+
+
+# ------------------------------------------------------------- static graph block
+def static_graph_overrides_v0_12(state: State) -> None:
+    cg = _cg(state)
+    if not modes.has_full_cudagraphs(cg):
+        return
+    par = state.parallel
+    if par["decode_context_parallel_size"] > 1:
+        msg = ("Decode context parallel (DCP) is enabled, which is incompatible with full CUDA graphs. "
+               "Overriding cudagraph_mode to PIECEWISE.")
+    elif par.get("prefill_context_parallel_size", 1) > 1 and state.release.pcp_override:
+        msg = ("Prefill context parallel (PCP) is enabled, which is incompatible with full CUDA graphs. "
+               "Overriding cudagraph_mode to PIECEWISE.")
+    elif state.has_model and state.model_cfg["is_pooling"]:
+        msg = "Pooling models do not support full cudagraphs. Overriding cudagraph_mode to PIECEWISE."
+    elif state.has_model and state.model_cfg["is_encoder_decoder"]:
+        msg = "Encoder-decoder models do not support full cudagraphs. Overriding cudagraph_mode to PIECEWISE."
+    else:
+        return
+    state.log("warning", msg, once=True)
+    state.set("cc.cudagraph_mode", "PIECEWISE", "cudagraph_mode.model_override", msg, "warning")
+
+
+def static_graph_overrides_v0_13(state: State) -> None:
+    cg = _cg(state)
+    if not state.has_model:
+        return
+    if state.model_cfg["is_pooling"] and modes.has_full_cudagraphs(cg):
+        msg = "Pooling models do not support full cudagraphs. Overriding cudagraph_mode to PIECEWISE."
+        state.log("warning", msg, once=True)
+        state.set("cc.cudagraph_mode", "PIECEWISE", "cudagraph_mode.pooling", msg, "warning")
+    elif state.model_cfg["is_encoder_decoder"] and cg not in ("NONE", "FULL_DECODE_ONLY"):
+        msg = (f"Encoder-decoder models do not support {cg}. "
+               "Overriding cudagraph_mode to FULL_DECODE_ONLY.")
+        state.log("info", msg, once=True)
+        state.set("cc.cudagraph_mode", "FULL_DECODE_ONLY", "cudagraph_mode.encoder_decoder", msg)
+
+
+def enforce_eager_cudagraphs(state: State) -> None:
+    if state.has_model and state.enforce_eager:
+        msg = "Cudagraph is disabled under eager mode"
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "enforce_eager.cudagraph_mode", msg)
+        state.cc["max_cudagraph_capture_size"] = 0
+        state.cc["cudagraph_capture_sizes"] = []
+
+
+def cudagraph_sizes(state: State) -> None:
+    from vllm_preflight.resolve.capture_sizes import set_cudagraph_sizes
+
+    set_cudagraph_sizes(state)
+
+
+# ------------------------------------------------------------- DeepEP HT
+def _deepep_message(state: State) -> str:
+    return state.release.deepep_message
+
+
+def deepep_ht_platform(state: State) -> None:
+    """0.11.x-0.12.0: the CUDA platform turns CUDA graphs off for DeepEP HT with DP>1."""
+    par = state.parallel
+    if par["all2all_backend"] == "deepep_high_throughput" and par["data_parallel_size"] > 1 \
+            and _cg(state) != "NONE":
+        msg = _deepep_message(state)
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "deepep_ht.disable_cudagraphs", msg)
+
+
+# ------------------------------------------------------------- splitting ops
+def _attention_ops(state: State) -> list[str]:
+    return list(state.release.facts["attention_ops"])
+
+
+def _empty_splitting_ops_downgrade(state: State) -> None:
+    cg = _cg(state)
+    if cg == "PIECEWISE":
+        msg = ("Piecewise compilation with empty splitting_ops do notcontains piecewise cudagraph. "
+               "Setting cudagraph_mode to NONE. Hint: If you are using attention backends that support "
+               "cudagraph, consider manually setting cudagraph_mode to FULL or FULL_DECODE_ONLY to "
+               "enable full cudagraphs.")
+        state.log("warning", msg, once=True)
+        state.set("cc.cudagraph_mode", "NONE", "splitting_ops.empty_piecewise", msg, "warning")
+    elif cg == "FULL_AND_PIECEWISE":
+        msg = ("Piecewise compilation with empty splitting_ops do not contains piecewise cudagraph. "
+               "Setting cudagraph_mode to FULL.")
+        state.log("warning", msg, once=True)
+        state.set("cc.cudagraph_mode", "FULL", "splitting_ops.empty_full_and_piecewise", msg, "warning")
+
+
+def _attn_fusion_splitting(state: State) -> None:
+    cc = state.cc
+    name = state.release.attn_fusion_name
+    if cc["splitting_ops"] is None:
+        state.set("cc.splitting_ops", [], "splitting_ops.attn_fusion",
+                  f"{name} fuses attention with quantization, so attention cannot be split out", "debug")
+        if modes.has_piecewise_cudagraphs(_cg(state)):
+            msg = (f"{name} is incompatible with piecewise cudagraph when use_inductor_graph_partition is "
+                   "off. In this case, splitting_ops will be set to empty list, and cudagraph_mode will be "
+                   "set to FULL. Please ensure you are using attention backends that support cudagraph or "
+                   "set cudagraph_mode to NONE explicitly if encountering any problems.")
+            state.log("warning", msg, once=True)
+            state.set("cc.cudagraph_mode", "FULL", "splitting_ops.attn_fusion_full", msg, "warning")
+    if cc["splitting_ops"] is not None and all(op in cc["splitting_ops"] for op in _attention_ops(state)):
+        raise validation_error(f"attention ops should not be in splitting_ops when {name} is True",
+                               "Assertion failed")
+
+
+def _default_splitting_ops(state: State) -> list[str]:
+    return _attention_ops(state) + list(state.release.extra_default_split_ops)
+
+
+def splitting_ops_v0_11_1(state: State) -> None:
+    """0.11.1-0.12.0: set_splitting_ops_for_v1 (called only under VLLM_COMPILE on 0.11.x)."""
+    cc = state.cc
+    if state.cc["mode"] != "VLLM_COMPILE":
+        if state.release.splitting_ops_empty_without_compile and cc["splitting_ops"] is None:
+            state.set("cc.splitting_ops", [], "splitting_ops.no_vllm_compile",
+                      "compile mode is not VLLM_COMPILE: no graph to split", "debug")
+        return
+    if cc["use_inductor_graph_partition"]:
+        if cc["splitting_ops"] is None:
+            state.set("cc.splitting_ops", _attention_ops(state), "splitting_ops.default",
+                      "default splitting ops: the attention ops (inductor graph partition)", "debug")
+        return
+    if state.pass_config.get(state.release.attn_fusion_name):
+        _attn_fusion_splitting(state)
+        return
+    if cc["splitting_ops"] is None:
+        state.set("cc.splitting_ops", _default_splitting_ops(state), "splitting_ops.default",
+                  "default splitting ops: the attention ops", "debug")
+    elif len(cc["splitting_ops"]) == 0:
+        state.log("warning", "Using piecewise compilation with empty splitting_ops", once=True)
+        _empty_splitting_ops_downgrade(state)
+
+
+def splitting_ops_v0_11_0(state: State) -> None:
+    cc = state.cc
+    if cc["level"] != "VLLM_COMPILE":
+        return
+    msg_partition = ("When use_inductor_graph_partition=True, splitting_ops are ignored and set to an "
+                     "empty list. Instead, \"tags=(torch._C.Tag.cudagraph_unsafe, ),\" is used to annotate "
+                     "custom ops for graph partition.")
+    if cc["splitting_ops"] is None:
+        if cc["use_inductor_graph_partition"]:
+            state.log("warning", msg_partition, once=True)
+            state.set("cc.splitting_ops", [], "splitting_ops.inductor_partition", msg_partition, "warning")
+        else:
+            state.set("cc.splitting_ops", _attention_ops(state), "splitting_ops.default",
+                      "default splitting ops: the attention ops", "debug")
+    elif len(cc["splitting_ops"]) == 0:
+        state.log("warning", "Using piecewise compilation with empty splitting_ops and "
+                  f"use_inductor_graph_partition={cc['use_inductor_graph_partition']}.", once=True)
+        if _cg(state) == "PIECEWISE" and not cc["use_inductor_graph_partition"]:
+            msg = ("When compilation level is piecewise with empty splitting_ops, PIECEWISE cudagraph_mode "
+                   "will be treated as FULL cudagraph_mode. Please ensure you are using attention backends "
+                   "that support cudagraph or set cudagraph_mode to NONE explicitly if encountering any "
+                   "problems.")
+            state.log("warning", msg, once=True)
+            state.set("cc.cudagraph_mode", "FULL", "splitting_ops.empty_piecewise", msg, "warning")
+        state.cc["splitting_ops"] = []
+    elif cc["use_inductor_graph_partition"]:
+        state.log("warning", msg_partition, once=True)
+        state.set("cc.splitting_ops", [], "splitting_ops.inductor_partition", msg_partition, "warning")
+
+
+def splitting_ops_pr29558(state: State) -> None:
+    """The PR #29558 design (seed, 7 of 11 commits) on 0.12.0: MoE ops split out of the
+    piecewise graphs for DeepEP HT with DP>1, instead of turning CUDA graphs off."""
+    cc = state.cc
+    if cc["mode"] != "VLLM_COMPILE":
+        if cc["splitting_ops"] is None:
+            state.set("cc.splitting_ops", [], "splitting_ops.no_vllm_compile",
+                      "compile mode is not VLLM_COMPILE: no graph to split", "debug")
+        return
+    fusion = state.pass_config.get("fuse_attn_quant")
+    partition = cc["use_inductor_graph_partition"]
+    added_default = False
+    if fusion and not partition:
+        _attn_fusion_splitting(state)
+    elif partition:
+        if cc["splitting_ops"] is None:
+            added_default = True
+            state.set("cc.splitting_ops", _attention_ops(state), "splitting_ops.default",
+                      "default splitting ops: the attention ops (inductor graph partition)", "debug")
+    elif cc["splitting_ops"] is None:
+        state.set("cc.splitting_ops", _attention_ops(state), "splitting_ops.default",
+                  "default splitting ops: the attention ops", "debug")
+        added_default = True
+    elif len(cc["splitting_ops"]) == 0:
+        state.log("warning", "Using piecewise compilation with empty splitting_ops", once=True)
+        _empty_splitting_ops_downgrade(state)
+    par = state.parallel
+    need = (par["all2all_backend"] == "deepep_high_throughput" and par["data_parallel_size"] > 1
+            and not (fusion and not partition))
+    if need and cc["splitting_ops"] is not None:
+        if added_default:
+            ops = list(cc["splitting_ops"]) + [op for op in MOE_OPS if op not in cc["splitting_ops"]]
+            state.set("cc.splitting_ops", ops, "pr29558.split_moe_ops",
+                      "PR #29558 design: DeepEP high-throughput with data parallel > 1 keeps CUDA graphs "
+                      "and splits the MoE ops (vllm::moe_forward, vllm::moe_forward_shared) out of the "
+                      "piecewise graphs, so the all2all runs eagerly between captured pieces")
+        if not any(op in cc["splitting_ops"] for op in MOE_OPS):
+            raise validation_error(
+                "DeepEP high throughput backend with data_parallel_size > 1 requires splitting MoE ops "
+                "from cudagraphs. Please ensure 'vllm::moe_forward' or 'vllm::moe_forward_shared' are "
+                "present in CompilationConfig.splitting_ops.")
+
+
+def sequence_parallel_followup(state: State) -> None:
+    """0.11.1-0.19.x: with SP, rms_norm must be a custom op when the graph is split."""
+    if not state.pass_config.get(state.release.sp_name):
+        return
+    if state.release.key >= (0, 12) and state.cc["mode"] != "VLLM_COMPILE":
+        state.log("warning", f"Sequence parallelism is enabled, but running in wrong vllm compile mode: "
+                  f"{state.cc['mode']}.")
+    ops = state.cc["splitting_ops"] or []
+    is_fullgraph = bool(state.cc["use_inductor_graph_partition"]) or len(ops) == 0
+    if state.parallel["pipeline_parallel_size"] > 1 or not is_fullgraph:
+        if "-rms_norm" not in state.cc["custom_ops"]:
+            if "+rms_norm" not in state.cc["custom_ops"] or state.release.sp_followup_appends_twice:
+                before = list(state.cc["custom_ops"])
+                state.cc["custom_ops"].append("+rms_norm")
+                state.events.append(_event("compilation_config.custom_ops", before,
+                                           list(state.cc["custom_ops"]), "sp.rms_norm_custom_op",
+                                           "sequence parallelism with a split graph needs the rms_norm "
+                                           "custom op", "debug"))
+        else:
+            regime = "Dynamo partition" if not is_fullgraph else "pipeline parallelism"
+            state.log("warning", "Sequence parallelism not supported withnative rms_norm when using "
+                      f"{regime}, this will likely lead to an error.", once=True)
+
+
+# ------------------------------------------------------------- final checks
+def final_checks(state: State) -> None:
+    cg = _cg(state)
+    if modes.has_full_cudagraphs(cg) and state.has_model and not state.model_cfg["disable_cascade_attn"] \
+            and not modes.has_piecewise_cudagraphs(cg):
+        state.log("warning", "No piecewise cudagraph for executing cascade attention. Will fall back to "
+                  "eager execution if a batch runs into cascade attentions", once=True)
+    if modes.requires_piecewise_compilation(cg) and _mode(state) != "VLLM_COMPILE" and not _breakable(state):
+        raise validation_error(state.release.piecewise_assert_message.format(cg=cg), "Assertion failed")
+
+
+def dbo_backend_check(state: State) -> None:
+    if not state.parallel["enable_dbo"]:
+        return
+    backend = state.parallel["all2all_backend"]
+    allowed = state.release.dbo_backends
+    if backend not in allowed:
+        raise validation_error(state.release.dbo_message.format(backend=backend), "Assertion failed")
+
+
+def _event(field, before, after, rule, reason, level="info"):
+    from vllm_preflight.model import Event
+
+    return Event(field, before, after, rule, reason, level)
+
+
+STEPS = {name: fn for name, fn in globals().items() if callable(fn) and not name.startswith("_")
+         and fn.__module__ == __name__ and name not in ("Refusal", "State", "validation_error")}
+
+
+def run(state: State) -> None:
+    for name in state.release.pipeline:
+        STEPS[name](state)
+
+
+__all__ = ["STEPS", "run", "MOE_OPS", "Refusal"]

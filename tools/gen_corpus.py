@@ -1,0 +1,334 @@
+"""Seeded generator of `vllm serve` cases for one vLLM release (or the pr29558 target).
+
+    python tools/gen_corpus.py VERSION [--n 360] [--seed 29558] [-o cases.jsonl]
+
+Each case is {"id", "argv", "env", "model", "gpu", "axes"}: `argv` starts with
+`vllm serve {models}/<model>`; `{models}` stands for tests/fixtures/models. The
+corpus is made per release so that each release sees mostly spellings it accepts
+(plus a share of deliberately wrong ones: flags from other releases, bad JSON, values
+outside the release's choices). Quotas guarantee minimum counts per axis; the
+recorder checks the outcome quotas once the real release has resolved the cases.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter
+
+MODELS = {  # fixture dir -> kind
+    "mixtral-moe": "moe",
+    "qwen3-moe": "moe",
+    "deepseek-v3-moe": "moe-mla",
+    "deepseek-v3-fp8-block": "moe-fp8-block",
+    "llama-dense": "dense",
+    "llama-classify": "pooling",
+    "whisper-encdec": "encoder-decoder",
+}
+CG_MODES = ["NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"]
+MOE_OPS = ["vllm::moe_forward", "vllm::moe_forward_shared"]
+
+
+def vt(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split("."))
+
+
+def backends_for(v: tuple) -> list[str]:
+    b = ["naive", "pplx", "deepep_high_throughput", "deepep_low_latency",
+         "allgather_reducescatter", "flashinfer_all2allv"]
+    if v >= (0, 16):
+        b.append("mori")
+    if v >= (0, 18):
+        b += ["nixl_ep", "flashinfer_nvlink_two_sided", "flashinfer_nvlink_one_sided"]
+    if v >= (0, 24):
+        b += ["deepep_v2", "mori_high_throughput", "mori_low_latency"]
+    if v >= (0, 33):
+        b += ["moonep", "passthrough"]
+    return b
+
+
+class Gen:
+    def __init__(self, version: str, seed: int):
+        self.target = version
+        self.v = vt("0.12.0" if version == "pr29558" else version)
+        self.r = random.Random(f"{seed}:{version}")
+
+    # -- spelling helpers ---------------------------------------------------
+    def cc_flag(self) -> str:
+        if self.v < (0, 12):
+            return self.r.choice(["--compilation-config", "-O"])
+        return self.r.choice(["--compilation-config", "-cc"])
+
+    def mode_key(self) -> str:
+        if self.v < (0, 11, 1):
+            return "level"
+        if self.v < (0, 18) and self.r.random() < 0.1:
+            return "level"  # deprecated alias
+        return "mode"
+
+    def pass_name(self, new: str) -> str:
+        old = {"fuse_attn_quant": "enable_attn_fusion", "eliminate_noops": "enable_noop",
+               "enable_sp": "enable_sequence_parallelism", "fuse_gemm_comms": "enable_async_tp",
+               "fuse_allreduce_rms": "enable_fi_allreduce_fusion", "fuse_norm_quant": "enable_fusion"}
+        if new not in old:
+            return new
+        if self.v < (0, 12):
+            return old[new]
+        if self.v < (0, 13) and self.r.random() < 0.3:
+            return old[new]  # deprecated, still mapped on 0.12.0
+        if self.r.random() < 0.05:
+            return old[new]  # rejected from 0.13.0 on
+        return new
+
+    # -- one case -------------------------------------------------------------
+    def case(self, i: int, focus: str) -> dict:
+        r = self.r
+        env: dict[str, str] = {}
+        axes: list[str] = [f"focus:{focus}"]
+        model = r.choice(list(MODELS))
+        if focus in ("deepep_ht_moe",):
+            model = r.choice(["mixtral-moe", "qwen3-moe", "deepseek-v3-moe", "deepseek-v3-fp8-block"])
+        elif focus == "deepep_ht_dense":
+            model = r.choice(["llama-dense", "llama-classify"])
+        elif focus == "model_kind":
+            model = list(MODELS)[i % len(MODELS)]
+        argv = ["vllm", "serve", "{models}/" + model]
+        kind = MODELS[model]
+        if model == "llama-dense" and r.random() < 0.25:
+            argv += ["--runner", "pooling"]  # a decoder served as an embedding model
+            kind = "pooling"
+        axes.append(f"model:{kind}")
+        cc: dict = {}
+
+        # parallelism
+        dp = r.choice([1, 1, 2, 4, 8, 16])
+        # tp stays <= 4: the oracle machine's 24 GiB of host memory trips vLLM's swap-space
+        # check (4 GiB x tp > 70% of host memory) at tp=8, which a real node does not
+        tp = r.choice([1, 1, 2, 2, 4])
+        if focus.startswith("deepep_ht"):
+            dp = r.choice([1, 2, 4, 8, 8, 16]) if r.random() < 0.85 else 1
+        if dp > 1:
+            argv += r.choice([["--data-parallel-size", str(dp)], ["-dp", str(dp)], [f"--data-parallel-size={dp}"]])
+        if tp > 1:
+            argv += r.choice([["--tensor-parallel-size", str(tp)], ["-tp", str(tp)]])
+        axes += [f"dp:{dp>1}", f"tp:{tp}"]
+        if MODELS[model].startswith("moe") and r.random() < 0.6:
+            argv += ["-ep"] if (self.v >= (0, 14) and r.random() < 0.5) else ["--enable-expert-parallel"]
+            axes.append("ep")
+
+        # all2all backend: flag, env, both, none
+        backend = None
+        if focus.startswith("deepep_ht"):
+            backend = "deepep_high_throughput"
+        elif r.random() < 0.5:
+            backend = r.choice(backends_for(self.v))
+        if backend is not None:
+            how = r.choice(["flag", "flag", "flag", "env", "both"]) if self.v >= (0, 11, 1) else "env"
+            if focus == "env_backend":
+                how = "env"
+            if how in ("flag", "both"):
+                argv += r.choice([["--all2all-backend", backend], [f"--all2all-backend={backend}"]])
+            if how in ("env", "both"):
+                env["VLLM_ALL2ALL_BACKEND"] = backend if how == "env" else r.choice(
+                    ["deepep_high_throughput", "deepep_low_latency", "allgather_reducescatter"])
+            axes.append(f"backend:{backend}:{how}")
+        if r.random() < 0.03 and self.v >= (0, 11, 1):
+            argv += ["--all2all-backend", "deepep_hight_throughput"]  # typo: not a choice
+            axes.append("error:bad_backend")
+
+        # compilation mode / optimization level
+        m = r.random()
+        if m < 0.35:
+            pass
+        elif m < 0.6:
+            lvl = r.choice([0, 1, 2, 3, 3])
+            argv += r.choice([[f"-O{lvl}"], ["-O", str(lvl)], [f"-O={lvl}"]] if self.v >= (0, 12) else [[f"-O{lvl}"], ["-O", str(lvl)]])
+            axes.append(f"olevel:{lvl}")
+        elif m < 0.7 and self.v >= (0, 12):
+            argv += ["--optimization-level", str(r.choice([0, 1, 2, 3]))]
+            axes.append("optimization_level_flag")
+        else:
+            cc[self.mode_key()] = r.choice([0, 1, 2, 3, 3, 3, "VLLM_COMPILE", "NONE"]) if self.v >= (0, 11, 1) else r.choice([0, 1, 2, 3, 3])
+            axes.append("cc_mode")
+
+        # cudagraph mode
+        if focus == "cudagraph_mode" or r.random() < 0.45:
+            cgm = CG_MODES[i % len(CG_MODES)] if focus == "cudagraph_mode" else r.choice(CG_MODES)
+            if r.random() < 0.15:
+                cgm = cgm.lower()
+            cc["cudagraph_mode"] = cgm
+            axes.append(f"cudagraph_mode:{cgm.upper()}")
+        if r.random() < 0.02:
+            cc["cudagraph_mode"] = "FULL_PIECEWISE"
+            axes.append("error:bad_cudagraph_mode")
+
+        # splitting ops
+        s = r.random()
+        if s < 0.08:
+            cc["splitting_ops"] = []
+            axes.append("splitting_ops:empty")
+        elif s < 0.14:
+            cc["splitting_ops"] = ["vllm::unified_attention", "vllm::unified_attention_with_output"]
+            axes.append("splitting_ops:attn")
+        elif s < 0.20:
+            cc["splitting_ops"] = ["vllm::unified_attention_with_output", "vllm::unified_mla_attention_with_output"] + MOE_OPS
+            axes.append("splitting_ops:moe")
+        if r.random() < 0.12:
+            cc["use_inductor_graph_partition"] = True
+            axes.append("inductor_partition")
+
+        # pass config
+        pc: dict = {}
+        if r.random() < 0.15:
+            pc[self.pass_name("fuse_attn_quant")] = True
+            if r.random() < 0.7:
+                pc[self.pass_name("eliminate_noops")] = True
+            axes.append("attn_fusion")
+        if r.random() < 0.08:
+            pc[self.pass_name("enable_sp")] = True
+            axes.append("sp")
+        if r.random() < 0.05:
+            pc[self.pass_name("fuse_gemm_comms")] = True
+            axes.append("async_tp")
+        if r.random() < 0.06:
+            pc[self.pass_name("fuse_allreduce_rms")] = r.choice([True, False])
+            axes.append("allreduce_fusion")
+        if r.random() < 0.05:
+            pc[self.pass_name("fuse_norm_quant")] = True
+        if pc:
+            cc["pass_config"] = pc
+        if r.random() < 0.12:
+            cc["custom_ops"] = r.choice([["+quant_fp8"], ["none", "+rms_norm"], ["-quant_fp8"], ["all"], ["+silu_and_mul"]])
+            axes.append("custom_ops")
+        if r.random() < 0.01:
+            cc["custom_ops"] = ["quant_fp8"]
+            axes.append("error:custom_op_syntax")
+
+        # capture sizes
+        c = r.random()
+        if c < 0.06:
+            argv += ["--cudagraph-capture-sizes", "1", "2", "4", "8", "16"] if self.v >= (0, 11, 1) else ["--cuda-graph-sizes", "1", "2", "4", "8", "16"]
+            axes.append("capture_sizes_flag")
+        elif c < 0.1 and self.v >= (0, 11, 1):
+            argv += ["--max-cudagraph-capture-size", str(r.choice([32, 64, 100, 256, 1024]))]
+            axes.append("max_capture_flag")
+        elif c < 0.13:
+            cc["cudagraph_capture_sizes"] = r.choice([[1, 2, 4], [4, 8, 16, 32], [1, 3, 1000]])
+            axes.append("capture_sizes_cc")
+        elif c < 0.15 and self.v < (0, 13):
+            argv += ["--cuda-graph-sizes", str(r.choice([64, 128, 300]))]
+            axes.append("cuda_graph_sizes")
+        if r.random() < 0.25:
+            argv += ["--max-num-seqs", str(r.choice([8, 16, 64, 128, 256, 512, 1024]))]
+            axes.append("max_num_seqs")
+        if r.random() < 0.15:
+            argv += ["--max-num-batched-tokens", str(r.choice([256, 2048, 4096, 8192, 16384]))]
+            axes.append("max_num_batched_tokens")
+        if r.random() < 0.08 and MODELS[model] != "encoder-decoder":
+            n = r.choice([1, 2, 3, 4])
+            argv += ["--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": n, "prompt_lookup_max": 4})]
+            axes.append("spec_decode")
+
+        if focus == "enforce_eager" or r.random() < 0.1:
+            argv.append("--enforce-eager")
+            axes.append("enforce_eager")
+        if r.random() < 0.04:
+            argv.append("--enable-dbo")
+            axes.append("dbo")
+
+        # env that matters
+        e = r.random()
+        if e < 0.05:
+            env["TORCH_COMPILE_DISABLE"] = "1"
+            axes.append("env:TORCH_COMPILE_DISABLE")
+        elif e < 0.08 and self.v >= (0, 22):
+            env["VLLM_USE_BREAKABLE_CUDAGRAPH"] = "1"
+            axes.append("env:BREAKABLE")
+        elif e < 0.10:
+            env["VLLM_BATCH_INVARIANT"] = "1"
+            axes.append("env:BATCH_INVARIANT")
+
+        # compilation config spelling: JSON or dotted
+        if cc:
+            if r.random() < 0.6 or self.v < (0, 12):
+                flag = self.cc_flag()
+                argv += [flag, json.dumps(cc)] if r.random() < 0.8 else [f"{flag}={json.dumps(cc)}"]
+            else:
+                for k, val in cc.items():
+                    if isinstance(val, dict):
+                        for k2, v2 in val.items():
+                            argv.append(f"-cc.{k}.{k2}={json.dumps(v2)}")
+                    elif isinstance(val, list):
+                        argv.append(f"-cc.{k}={json.dumps(val)}")
+                    else:
+                        argv.append(f"-cc.{k}={val}")
+                axes.append("cc_dotted")
+
+        # deliberate errors
+        x = r.random()
+        if focus == "errors" or x < 0.03:
+            kind = r.choice(["unknown_flag", "bad_json", "bad_int", "old_syntax", "cross_version"])
+            if kind == "unknown_flag":
+                argv += ["--enable-cuda-graphs"]
+            elif kind == "bad_json":
+                argv += [self.cc_flag(), "{mode: 3,"]
+            elif kind == "bad_int":
+                argv += ["--data-parallel-size", "eight"]
+            elif kind == "old_syntax":
+                argv += ["-O.cudagraph_mode=PIECEWISE"] if self.v >= (0, 12) else ["-cc", "{}"]
+            else:
+                argv += ["--all2all-backend", "naive"] if self.v < (0, 11, 1) else ["-O", '{"mode": 3}']
+            axes.append(f"error:{kind}")
+        return {"id": f"{self.target}-{i:04d}", "argv": argv, "env": env, "model": model,
+                "gpu": "H200", "axes": axes}
+
+
+FOCUS_QUOTAS = [  # (focus, share of the corpus)
+    ("deepep_ht_moe", 0.22), ("deepep_ht_dense", 0.08), ("cudagraph_mode", 0.12),
+    ("env_backend", 0.05), ("enforce_eager", 0.04), ("model_kind", 0.10), ("errors", 0.05),
+]
+
+
+def generate(version: str, n: int = 360, seed: int = 29558) -> list[dict]:
+    g = Gen(version, seed)
+    plan: list[str] = []
+    for focus, share in FOCUS_QUOTAS:
+        plan += [focus] * int(n * share)
+    plan += ["random"] * (n - len(plan))
+    return [g.case(i, f) for i, f in enumerate(plan)]
+
+
+def axis_counts(cases: list[dict]) -> Counter:
+    c: Counter = Counter()
+    for case in cases:
+        c.update(a.split(":")[0] + (":" + a.split(":")[1] if a.startswith(("model", "focus", "cudagraph_mode")) else "") for a in case["axes"])
+    return c
+
+
+MIN_AXES = {"model:moe": 40, "model:dense": 20, "model:pooling": 10, "model:encoder-decoder": 10,
+            "model:moe-mla": 20, "model:moe-fp8-block": 10, "enforce_eager": 10, "backend": 60,
+            **{f"cudagraph_mode:{m}": 10 for m in CG_MODES}, "error": 10, "spec_decode": 5}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("version")
+    ap.add_argument("--n", type=int, default=360)
+    ap.add_argument("--seed", type=int, default=29558)
+    ap.add_argument("-o", "--output")
+    a = ap.parse_args()
+    cases = generate(a.version, a.n, a.seed)
+    counts = axis_counts(cases)
+    short = {k: (counts.get(k, 0), v) for k, v in MIN_AXES.items() if counts.get(k, 0) < v}
+    if short:
+        print(f"axis quotas not met: {short}", file=sys.stderr)
+        return 1
+    out = open(a.output, "w") if a.output else sys.stdout
+    for c in cases:
+        out.write(json.dumps(c) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

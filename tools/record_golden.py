@@ -1,0 +1,144 @@
+"""Have a real vLLM release resolve the seeded corpus and write golden JSONL.
+
+    python tools/record_golden.py VERSION --oracle DIR [--n 360] [-o tests/golden/VERSION.jsonl]
+    python tools/record_golden.py pr29558 --oracle DIR      # real 0.12.0 with ORACLE_PATCH=pr29558
+
+DIR is the vllm-oracle folder (its README explains the venvs: VLLM_ORACLE_HOME/venv-VERSION).
+Every generated case is recorded; none is dropped because our port disagrees. A case whose
+oracle run broke (the oracle's own failure, not vLLM's answer) is kept out and counted.
+Each golden line holds the case, the oracle's raw answer (its version, platform.is_cuda, info
+and warning lines, resolved fields, error text) and `expected`, the normalised values that
+the golden tests compare with our resolver.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import gen_corpus  # noqa: E402
+
+MODELS_DIR = ROOT / "tests" / "fixtures" / "models"
+LEVEL_TO_MODE = {0: "NONE", 1: "STOCK_TORCH_COMPILE", 2: "DYNAMO_TRACE_ONCE", 3: "VLLM_COMPILE"}
+RAW_KEYS = ("vllm_version", "torch_version", "path", "error", "warnings", "info", "splitting_ops",
+            "cudagraph_mode", "mode", "mode_value", "level", "use_inductor_graph_partition",
+            "pass_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "custom_ops",
+            "backend", "optimization_level", "enforce_eager", "parallel")
+
+
+def oracle_case(case: dict) -> dict:
+    argv = case["argv"]
+    assert argv[:2] == ["vllm", "serve"]
+    model_dir = MODELS_DIR / argv[2].split("/", 1)[1]
+    if (model_dir / "vocab.json").exists():
+        # a model that ships a tokenizer (Whisper: its processor needs one at config
+        # time) is named with --model, so the oracle does not skip tokenizer init
+        return {"id": case["id"], "cli_args": ["--model", str(model_dir)] + argv[3:], "env": case["env"]}
+    return {"id": case["id"], "cli_args": argv[3:], "env": case["env"], "model": str(model_dir)}
+
+
+def error_of(raw: str | None) -> dict | None:
+    if raw is None:
+        return None
+    typ, _, msg = raw.partition(": ")
+    if typ == "ValueError" and msg.startswith("argparse rejected"):
+        # the oracle wraps argparse's exit; argparse's own last line is the message
+        lines = [ln for ln in msg.splitlines() if ln.strip()]
+        tail = lines[-1] if lines else msg
+        if ": error: " in tail:
+            tail = tail.split(": error: ", 1)[1]
+        return {"type": "ArgumentError", "message": tail}
+    return {"type": typ, "message": msg}
+
+
+def expected_of(res: dict) -> dict:
+    err = error_of(res.get("error"))
+    if err is not None:
+        return {"vllm_error": err}
+    mode = res.get("mode")
+    if mode is None and res.get("level") is not None:
+        mode = LEVEL_TO_MODE[res["level"]]
+    par = res.get("parallel") or {}
+    return {
+        "vllm_error": None,
+        "mode": mode,
+        "cudagraph_mode": res.get("cudagraph_mode"),
+        "splitting_ops": res.get("splitting_ops"),
+        "use_inductor_graph_partition": res.get("use_inductor_graph_partition"),
+        "pass_config": res.get("pass_config"),
+        "custom_ops": res.get("custom_ops"),
+        "cudagraph_capture_sizes": res.get("cudagraph_capture_sizes"),
+        "max_cudagraph_capture_size": res.get("max_cudagraph_capture_size"),
+        "all2all_backend": par.get("all2all_backend"),
+        "data_parallel_size": par.get("data_parallel_size"),
+        "tensor_parallel_size": par.get("tensor_parallel_size"),
+        "enable_expert_parallel": par.get("enable_expert_parallel"),
+        "optimization_level": res.get("optimization_level"),
+    }
+
+
+def outcome_counts(lines: list[dict]) -> Counter:
+    c: Counter = Counter()
+    for g in lines:
+        e = g["expected"]
+        if e["vllm_error"]:
+            c["error:" + e["vllm_error"]["type"]] += 1
+            continue
+        c["cudagraph_mode:" + str(e["cudagraph_mode"])] += 1
+        if e["all2all_backend"] == "deepep_high_throughput" and (e["data_parallel_size"] or 1) > 1:
+            kind = gen_corpus.MODELS[g["model"]]
+            c["deepep_ht_dp>1:" + ("moe" if kind.startswith("moe") else "dense")] += 1
+    return c
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("version", help="a release such as 0.13.0, or pr29558")
+    ap.add_argument("--oracle", required=True, help="the vllm-oracle folder")
+    ap.add_argument("--n", type=int, default=360)
+    ap.add_argument("--seed", type=int, default=29558)
+    ap.add_argument("-o", "--output")
+    a = ap.parse_args()
+    release = "0.12.0" if a.version == "pr29558" else a.version
+    cases = gen_corpus.generate(a.version, a.n, a.seed)
+    env = dict(os.environ)
+    if a.version == "pr29558":
+        env["ORACLE_PATCH"] = "pr29558"
+    with tempfile.TemporaryDirectory() as td:
+        inp, outp = Path(td) / "in.jsonl", Path(td) / "out.jsonl"
+        inp.write_text("".join(json.dumps(oracle_case(c)) + "\n" for c in cases))
+        subprocess.run(["bash", str(Path(a.oracle) / "run.sh"), release, "--batch", str(inp),
+                        "-o", str(outp)], check=True, env=env)
+        results = {r["id"]: r for r in map(json.loads, outp.read_text().splitlines())}
+    lines, broken = [], []
+    for c in cases:
+        res = results.get(c["id"])
+        if res is None or str(res.get("error") or "").startswith("oracle"):
+            broken.append((c["id"], (res or {}).get("error")))
+            continue
+        raw = {k: res.get(k) for k in RAW_KEYS}
+        raw["platform_is_cuda"] = (res.get("platform") or {}).get("is_cuda")
+        lines.append({**c, "target": "pr29558" if a.version == "pr29558" else "release",
+                      "oracle": raw, "expected": expected_of(res)})
+    out = Path(a.output or ROOT / "tests" / "golden" / f"{a.version}.jsonl")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(g, sort_keys=True) + "\n" for g in lines))
+    counts = outcome_counts(lines)
+    print(f"{out}: {len(lines)} cases, {len(broken)} oracle breakdowns; outcomes: "
+          f"{dict(sorted(counts.items()))}")
+    for b in broken[:10]:
+        print("  oracle breakdown:", b)
+    if not all(ln["oracle"]["platform_is_cuda"] for ln in lines):
+        print("WARNING: some cases did not run on the emulated CUDA platform")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
