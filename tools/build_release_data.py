@@ -54,7 +54,7 @@ def option_rows(facts: dict) -> dict[str, list]:
             continue
         key = a["opts"][0]
         rows[key] = [a["opts"], a["dest"], a["nargs"], KIND.get(a["kind"], "store"), converter(a),
-                     a["choices"], a["const"]]
+                     a["choices"], a["const"], bool(a.get("deprecated"))]
     return rows
 
 

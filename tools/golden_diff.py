@@ -31,6 +31,10 @@ def main() -> int:
                 mm = compare.mismatches(g)
             except Exception as e:  # noqa: BLE001 - a crash is a disagreement to look at
                 mm = [("crash", None, f"{type(e).__name__}: {e}")]
+            if not mm:
+                miss = compare.missing_logs(g)
+                if miss:
+                    mm = [("log", None, miss[0])]
             if mm:
                 bad += 1
             for k, w, got in mm:

@@ -86,6 +86,27 @@ def facts_from_config(cfg: dict) -> ModelFacts:
     )
 
 
+_CONFIG_CACHE: dict[str, tuple[float, ModelFacts | None]] = {}
+
+
+def _facts_from_file(cfg_path: str) -> ModelFacts | None:
+    """config.json facts, read once per file version (a process may resolve many configs)."""
+    try:
+        mtime = os.stat(cfg_path).st_mtime
+    except OSError:
+        return None
+    hit = _CONFIG_CACHE.get(cfg_path)
+    if hit is not None and hit[0] == mtime:
+        return hit[1]
+    try:
+        with open(cfg_path) as f:
+            facts = facts_from_config(json.load(f))
+    except (OSError, ValueError, TypeError, AttributeError):
+        facts = None
+    _CONFIG_CACHE[cfg_path] = (mtime, facts)
+    return facts
+
+
 def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, str]
                 ) -> tuple[ModelFacts, list[Assumption]]:
     """Facts for a model name as written in the command, plus what was assumed."""
@@ -94,13 +115,8 @@ def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, st
     if model:
         candidates = [model] if os.path.isabs(model) else [os.path.join(base_dir or os.getcwd(), model), model]
         for path in candidates:
-            cfg_path = os.path.join(path, "config.json")
-            if os.path.isfile(cfg_path):
-                try:
-                    with open(cfg_path) as f:
-                        facts = facts_from_config(json.load(f))
-                except (OSError, ValueError):
-                    facts = None
+            facts = _facts_from_file(os.path.join(path, "config.json"))
+            if facts is not None:
                 break
         if facts is None and model in KNOWN_MODELS:
             facts = KNOWN_MODELS[model]

@@ -4,6 +4,7 @@ Shared by the golden tests and tools/golden_diff.py.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from vllm_preflight.model import Deployment
@@ -20,10 +21,9 @@ def deployment_of(golden: dict) -> Deployment:
     return Deployment(argv=argv, env=tuple(golden["env"].items()), source=golden["id"])
 
 
-def ours(golden: dict) -> dict:
+def ours(golden: dict, res=None) -> dict:
     """Our answer in the golden's `expected` shape."""
-    target = "pr29558" if golden.get("target") == "pr29558" else golden["oracle"]["vllm_version"]
-    res = resolve(deployment_of(golden), target)
+    res = res or resolve(deployment_of(golden), target_of(golden))
     if res.vllm_error is not None:
         return {"vllm_error": {"type": res.vllm_error.type, "message": res.vllm_error.message},
                 "_events": res.events}
@@ -38,6 +38,42 @@ def ours(golden: dict) -> dict:
 MODE_NAMES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE")
 
 
+def error_of(raw: str | None) -> dict | None:
+    """The oracle's "ExcType: message" as our vllm_error; argparse's exit is ArgumentError."""
+    if raw is None:
+        return None
+    typ, _, msg = raw.partition(": ")
+    if typ == "ValueError" and msg.startswith("argparse rejected"):
+        lines = [ln for ln in msg.splitlines() if ln.strip()]
+        tail = lines[-1] if lines else msg
+        if ": error: " in tail:
+            tail = tail.split(": error: ", 1)[1]
+        return {"type": "ArgumentError", "message": tail}
+    return {"type": typ, "message": msg}
+
+
+def expected_of(raw: dict) -> dict:
+    """What the golden asserts, from the oracle's raw answer (0.11.0's `level` is `mode`)."""
+    err = error_of(raw.get("error"))
+    if err is not None:
+        return {"vllm_error": err}
+    mode = raw.get("mode")
+    if mode is None and raw.get("level") is not None:
+        mode = MODE_NAMES[raw["level"]]
+    par = raw.get("parallel") or {}
+    return {"vllm_error": None, "mode": mode, "cudagraph_mode": raw.get("cudagraph_mode"),
+            "splitting_ops": raw.get("splitting_ops"),
+            "use_inductor_graph_partition": raw.get("use_inductor_graph_partition"),
+            "pass_config": raw.get("pass_config"), "custom_ops": raw.get("custom_ops"),
+            "cudagraph_capture_sizes": raw.get("cudagraph_capture_sizes"),
+            "max_cudagraph_capture_size": raw.get("max_cudagraph_capture_size"),
+            "all2all_backend": par.get("all2all_backend"),
+            "data_parallel_size": par.get("data_parallel_size"),
+            "tensor_parallel_size": par.get("tensor_parallel_size"),
+            "enable_expert_parallel": par.get("enable_expert_parallel"),
+            "optimization_level": raw.get("optimization_level")}
+
+
 def normalized(expected: dict) -> dict:
     """vLLM copies a deprecated integer `level` into `mode` unchanged; an IntEnum field
     holding 3 behaves as VLLM_COMPILE everywhere, so we compare it by name."""
@@ -46,9 +82,14 @@ def normalized(expected: dict) -> dict:
     return expected
 
 
-def mismatches(golden: dict) -> list[tuple[str, object, object]]:
-    exp = normalized(golden["expected"])
-    got = ours(golden)
+def target_of(golden: dict) -> str:
+    return "pr29558" if golden.get("target") == "pr29558" else golden["oracle"]["vllm_version"]
+
+
+def mismatches(golden: dict, res=None) -> list[tuple[str, object, object]]:
+    """Fields where our resolution differs from vLLM's; [] when they agree."""
+    exp = normalized(expected_of(golden["oracle"]))
+    got = ours(golden, res)
     want_err = exp["vllm_error"]["type"] if exp["vllm_error"] else None
     got_err = got["vllm_error"]["type"] if got["vllm_error"] else None
     if want_err != got_err:
@@ -63,3 +104,32 @@ def mismatches(golden: dict) -> list[tuple[str, object, object]]:
         if w != g:
             out.append((k, w, g))
     return out
+
+
+# vLLM's INFO/WARNING lines about the compared fields: each must be among our events' reasons
+RELEVANT_LOG = re.compile(
+    r"cudagraph|CUDA Graph|splitting_ops|[Cc]ompilation|[Pp]iecewise|[Ff]usion|custom op|capture|"
+    r"DeepEP|WideEP|MoonEP|[Ee]nforce eager|eager mode|[Ss]equence [Pp]arallelism|Inductor|inductor|"
+    r"ALL2ALL|all2all|optimization level|Level is deprecated|deprecated and will be removed|fuse_|"
+    r"Batch sizes|TORCH_COMPILE_DISABLE|breakable")
+
+
+# The oracle makes real 0.12.0 follow the PR design by letting the CUDA platform hook run
+# and then undoing its DeepEP change, so the hook's log line is still written although the
+# design removed that rule: not a line the design logs.
+PR29558_PATCH_ARTIFACT = "WideEP: Disabling CUDA Graphs"
+
+
+def relevant_logs(golden: dict) -> list[str]:
+    o = golden["oracle"]
+    lines = [m for m in (o.get("info") or []) + (o.get("warnings") or []) if RELEVANT_LOG.search(m)]
+    if golden.get("target") == "pr29558":
+        lines = [m for m in lines if not m.startswith(PR29558_PATCH_ARTIFACT)]
+    return lines
+
+
+def missing_logs(golden: dict, res=None) -> list[str]:
+    """vLLM's relevant log lines that none of our events carries."""
+    res = res or resolve(deployment_of(golden), target_of(golden))
+    reasons = {e.reason for e in res.events}
+    return [m for m in relevant_logs(golden) if m not in reasons]

@@ -1,14 +1,250 @@
 """Loaders: files of the formats deployers write, turned into Deployments.
 
-Each loader knows its format, not vLLM. `load_path` picks the loader for a path.
+Each loader knows its format, not vLLM. The format of a file is detected from its content
+(a shebang, Kubernetes `apiVersion`/`kind`, a mapping of vLLM option names, our deployment
+file's keys), with the file name as a hint; `--input-format` overrides it. Folders are
+walked (hidden folders skipped, links followed, loops reported); in a folder, files that
+hold no vLLM server are skipped quietly, while a file named on the command line must hold
+one. Unreadable input raises InputFailure (one InputError, or several for a deployment
+file failing its schema).
 """
 from __future__ import annotations
 
-from vllm_preflight.load.command import load_command_file, deployment_from_words
+import os
+import re
 
-__all__ = ["load_path", "load_command_file", "deployment_from_words"]
+from vllm_preflight.errors import InputError, InputFailure
+from vllm_preflight.load.command import deployment_from_words, load_command_file
+from vllm_preflight.model import Deployment
+
+__all__ = ["load_path", "load_paths", "load_file", "load_command_file", "deployment_from_words",
+           "INPUT_FORMATS", "detect_format"]
+
+INPUT_FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight")
+YAML_FORMATS = ("vllm-config", "kubernetes", "preflight")
+_YAML_EXT = (".yaml", ".yml")
+_SHELL_EXT = (".sh", ".bash", ".zsh", ".ksh", ".command")
+_MD_EXT = (".md", ".markdown")
+_SHEBANG = re.compile(r"^#!\S*(?:/|\s)(?:env\s+)?(?:ba|z|k|da|a)?sh\b")
+_YAMLISH = re.compile(r"^(?:---\s*$|apiVersion\s*:|kind\s*:)", re.M)
+_SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
+MAX_FILES = 10_000
 
 
-def load_path(path: str, *, input_format: str | None = None):
-    """Deployments found in one file. Raises InputFailure when the file cannot be read."""
-    return load_command_file(path)
+def detect_format(source) -> str:
+    """`shell`, `markdown`, `preflight`, or `yaml` (refined after parsing)."""
+    p = source.path.lower()
+    if p.endswith((".preflight.yaml", ".preflight.yml")):
+        return "preflight"
+    if p.endswith(_MD_EXT):
+        return "markdown"
+    if _SHEBANG.match(source.text):
+        return "shell"
+    if p.endswith(_SHELL_EXT):
+        return "shell"
+    if p.endswith(_YAML_EXT) or p.endswith(".json") or _YAMLISH.search(source.text[:4096]):
+        return "yaml"
+    return "shell"
+
+
+def _classify_yaml(path: str, docs) -> str | None:
+    from vllm_preflight.load.kubernetes import is_manifest
+    from vllm_preflight.load.preflight_file import is_deployment_file
+    from vllm_preflight.load.vllm_yaml import looks_like_config
+
+    datas = [d.data for d in docs if d.data is not None]
+    if any(is_manifest(d) for d in datas):
+        return "kubernetes"
+    if len(datas) == 1 and is_deployment_file(path, datas[0]):
+        return "preflight"
+    if len(datas) == 1 and looks_like_config(datas[0]):
+        return "vllm-config"
+    return None
+
+
+def _parse_yaml(source):
+    from vllm_preflight.load.source import fail
+    from vllm_preflight.load.yaml_marks import parse_documents
+
+    try:
+        return parse_documents(source)
+    except InputFailure as e:
+        if "{{" in source.text and "invalid YAML" in e.error.message:
+            fail(source.path, e.error.message + " (an unrendered Helm template? render it with `helm template`)",
+                 e.error.location.line if e.error.location else None,
+                 e.error.location.column if e.error.location else None)
+        raise
+
+
+def load_vllm_config(docs, variables=None) -> list[Deployment]:
+    """A standalone `--config` file: `vllm serve [MODEL]` with the file's options."""
+    from vllm_preflight.load.server import as_written
+    from vllm_preflight.load.shell import TWord
+    from vllm_preflight.load.symbols import lit
+    from vllm_preflight.load.loaded import LoadedDeployment
+    from vllm_preflight.load.source import fail
+    from vllm_preflight.load.vllm_yaml import items_from_doc
+
+    doc = docs[0]
+    path = doc.source.path
+    if not isinstance(doc.data, dict):
+        fail(path, "a vLLM --config file holds a mapping of option names")
+    items, model = items_from_doc(doc, path)
+    first_loc = items[0].key_loc if items else doc.location(())
+    head = [TWord(lit("vllm"), first_loc), TWord(lit("serve"), first_loc)]
+    if model is not None:
+        head.append(TWord(lit(str(model.value)), model.value_loc))
+        items = [i for i in items if i is not model]
+    template = tuple(head + items)
+    return [LoadedDeployment(argv=as_written(template), source=path, location=model.key_loc if model else first_loc,
+                             base_dir=os.path.dirname(os.path.abspath(path)), template=template, prefix=2,
+                             format="vllm-config", config_files=(os.path.realpath(path),))]
+
+
+def load_source(source, fmt: str, variables: dict[str, str] | None = None, *, depth: int = 0,
+                input_format: str | None = None) -> list[Deployment]:
+    from vllm_preflight.load import kubernetes, preflight_file, shell_file
+    from vllm_preflight.load.source import fail
+
+    if fmt == "shell":
+        return shell_file.load(source, variables)
+    if fmt == "markdown":
+        return shell_file.load_markdown(source, variables)
+    docs = _parse_yaml(source)
+    if fmt == "yaml":
+        fmt = _classify_yaml(source.path, docs) or ""
+        if not fmt:
+            if not any(d.data is not None for d in docs):
+                fail(source.path, "no YAML documents")
+            return []
+    if fmt == "kubernetes":
+        return kubernetes.load_docs(docs, variables)
+    if fmt == "preflight":
+        return preflight_file.load(docs, variables, depth=depth, input_format=input_format)
+    if fmt == "vllm-config":
+        return load_vllm_config(docs, variables)
+    fail(source.path, f"unknown input format {fmt!r}")
+    return []
+
+
+def load_file(path: str, variables: dict[str, str] | None = None, *, input_format: str | None = None,
+              depth: int = 0, walking: bool = False) -> list[Deployment]:
+    """Deployments in one file; InputFailure when it cannot be read (or, named on the command
+    line, holds no vLLM server)."""
+    from vllm_preflight.load.source import fail, read_source
+
+    source = read_source(path)
+    fmt = input_format if input_format and input_format != "auto" else detect_format(source)
+    if walking and fmt in ("shell", "markdown") and "vllm" not in source.text.lower():
+        return []
+    found = load_source(source, fmt, variables, depth=depth, input_format=input_format)
+    if not found and not walking:
+        what = {"yaml": "YAML that is neither a Kubernetes manifest, a vLLM --config file nor a deployment file",
+                "shell": "no `vllm serve` (or api_server) command", "markdown": "no `vllm serve` command in its "
+                "shell code blocks", "kubernetes": "no container running a vLLM server"}.get(fmt, "no vLLM server")
+        fail(path, f"{what}; nothing to check")
+    return found
+
+
+def load_path(path: str, *, input_format: str | None = None, variables: dict[str, str] | None = None
+              ) -> list[Deployment]:
+    """Deployments found in one file or folder. Raises InputFailure when a file cannot be read."""
+    deployments, errors = load_paths([path], input_format=input_format, variables=variables)
+    if errors and not deployments:
+        if len(errors) == 1:
+            raise InputFailure(errors[0])
+        from vllm_preflight.load.preflight_file import InputFailures
+
+        raise InputFailures(errors)
+    return deployments
+
+
+def _walk(top: str, errors: list[InputError]) -> list[str]:
+    files: list[str] = []
+    stack = [(top, (os.path.realpath(top),))]
+    seen_dirs: set[str] = set()
+    while stack:
+        d, ancestors = stack.pop()
+        real = os.path.realpath(d)
+        if real in seen_dirs:
+            continue
+        seen_dirs.add(real)
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError as e:
+            errors.append(InputError(d, f"cannot read folder: {e.strerror or e}"))
+            continue
+        subdirs = []
+        for e in entries:
+            if e.name.startswith(".") or e.name in _SKIP_DIRS:
+                continue
+            try:
+                is_dir = e.is_dir(follow_symlinks=True)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                target = os.path.realpath(e.path)
+                if target in ancestors:
+                    errors.append(InputError(e.path, f"directory loop: links back to {target}; not followed"))
+                    continue
+                subdirs.append((e.path, ancestors + (target,)))
+            elif _candidate(e.path):
+                files.append(e.path)
+                if len(files) > MAX_FILES:
+                    errors.append(InputError(top, f"more than {MAX_FILES} files; the rest are not checked"))
+                    return files
+        stack.extend(reversed(subdirs))
+    return files
+
+
+def _candidate(path: str) -> bool:
+    name = os.path.basename(path).lower()
+    if name.endswith(_YAML_EXT + _SHELL_EXT + _MD_EXT):
+        return True
+    if "." in name:
+        return False
+    try:
+        with open(path, "rb") as f:
+            head = f.read(128)
+    except OSError:
+        return True  # let the reader report it
+    return head.startswith(b"#!") and bool(_SHEBANG.match(head.decode("utf-8", "replace")))
+
+
+def load_paths(paths: list[str], *, input_format: str | None = None, variables: dict[str, str] | None = None
+               ) -> tuple[list[Deployment], list[InputError]]:
+    """Every Deployment in files and folders, and an error for each input that could not be read."""
+    deployments: list[Deployment] = []
+    errors: list[InputError] = []
+    done: set[str] = set()
+    walked: list[tuple[str, list[Deployment]]] = []
+    for p in paths:
+        if os.path.isdir(p):
+            for f in _walk(p, errors):
+                real = os.path.realpath(f)
+                if real in done:
+                    continue
+                done.add(real)
+                try:
+                    found = load_file(f, variables, input_format=input_format, walking=True)
+                except InputFailure as e:
+                    errors.extend(getattr(e, "errors", [e.error]))
+                    continue
+                walked.append((real, found))
+                deployments.extend(found)
+            continue
+        real = os.path.realpath(p)
+        if real in done and os.path.exists(p):
+            continue
+        done.add(real)
+        try:
+            deployments.extend(load_file(p, variables, input_format=input_format))
+        except InputFailure as e:
+            errors.extend(getattr(e, "errors", [e.error]))
+    # a --config file found in a folder and folded into another file's command is not a server of its own
+    folded = {f for d in deployments for f in getattr(d, "config_files", ()) if getattr(d, "format", "") != "vllm-config"}
+    if folded:
+        drop = {id(d) for real, found in walked if real in folded for d in found
+                if getattr(d, "format", "") == "vllm-config"}
+        deployments = [d for d in deployments if id(d) not in drop]
+    return deployments, errors

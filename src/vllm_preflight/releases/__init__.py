@@ -44,6 +44,7 @@ class Option:
     converter: str
     choices: tuple | None
     const: Any
+    deprecated: bool = False
 
     @property
     def takes_value(self) -> bool:
@@ -73,6 +74,7 @@ class Option:
 class OptionTable:
     options: dict[str, Option]
     long_options: tuple[str, ...]
+    by_dest: dict[str, Option] = field(default_factory=dict)
     has_negative_number_options: bool = False
 
 
@@ -113,13 +115,13 @@ def option_table(version: str) -> OptionTable:
     recorded = _options_data()
     rows = _option_rows(version if version in recorded else _nearest_recorded(version, recorded))
     options: dict[str, Option] = {}
-    for strings, dest, nargs, kind, conv, choices, const in rows.values():
+    for strings, dest, nargs, kind, conv, choices, const, *rest in rows.values():
         opt = Option(tuple(strings), dest, nargs, kind, conv,
-                     tuple(choices) if choices is not None else None, const)
+                     tuple(choices) if choices is not None else None, const, bool(rest and rest[0]))
         for s in strings:
             options[s] = opt
     longs = tuple(sorted(s for s in options if s.startswith("--")))
-    return OptionTable(options, longs)
+    return OptionTable(options, longs, {o.dest: o for o in options.values()})
 
 
 def recorded_facts(version: str) -> dict:
@@ -138,11 +140,10 @@ class Release:
     def key(self) -> tuple[int, ...]:
         return version_key(self.version)
 
-    def __getattr__(self, name: str) -> Any:
-        rules = self.__dict__.get("rules")
-        if rules is not None and name in rules:
-            return rules[name]
-        raise AttributeError(name)
+    def __post_init__(self) -> None:
+        # rule knobs become plain attributes (the resolver reads them on every step)
+        for name, value in self.rules.items():
+            object.__setattr__(self, name, value)
 
     @property
     def options(self) -> OptionTable:
@@ -150,7 +151,11 @@ class Release:
 
     @property
     def facts(self) -> dict:
-        return recorded_facts(self.version)
+        facts = self.__dict__.get("_facts")
+        if facts is None:
+            facts = recorded_facts(self.version)
+            object.__setattr__(self, "_facts", facts)
+        return facts
 
     @property
     def label(self) -> str:

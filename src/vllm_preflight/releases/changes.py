@@ -18,14 +18,14 @@ def _msg_deepep(prefix: str, how: str, options: str) -> str:
 
 PIPELINE_V0_11_0 = (
     "default_mode_from_model", "sequence_parallel_custom_op", "default_cudagraph_mode_v0_11_0",
-    "enforce_eager_cudagraphs", "cudagraph_sizes", "deepep_ht_platform", "final_checks",
-    "dbo_backend_check", "splitting_ops_v0_11_0",
+    "enforce_eager_cudagraphs", "cudagraph_sizes", "deepep_ht_platform", "full_graph_cascade_v0_11_0",
+    "final_checks", "dbo_backend_check", "splitting_ops_v0_11_0",
 )
 PIPELINE_V0_11_1 = (
     "default_mode_from_model", "default_custom_ops", "sequence_parallel_custom_op",
     "default_cudagraph_mode_v0_11_1", "static_graph_overrides_v0_12", "enforce_eager_cudagraphs",
     "cudagraph_sizes", "deepep_ht_platform", "splitting_ops_v0_11_1", "sequence_parallel_followup",
-    "final_checks", "dbo_backend_check",
+    "final_checks", "dbo_backend_check", "blocked_fp8_custom_op",
 )
 PIPELINE_V0_12 = (
     "enforce_eager_level", "inductor_disabled_warning", "blocked_fp8_custom_op", "default_mode_from_level",
@@ -33,6 +33,35 @@ PIPELINE_V0_12 = (
     "sequence_parallel_custom_op", "static_graph_overrides_v0_12", "enforce_eager_cudagraphs",
     "cudagraph_sizes", "deepep_ht_platform", "splitting_ops_v0_11_1", "sequence_parallel_followup",
     "final_checks", "dbo_backend_check", "blocked_fp8_custom_op",
+)
+
+PIPELINE_V0_13 = tuple(
+    {"piecewise_needs_compile_none": "piecewise_needs_compile_piecewise_only",
+     "static_graph_overrides_v0_12": "static_graph_overrides_v0_13",
+     "splitting_ops_v0_11_1": "splitting_ops_v0_13"}.get(s, s)
+    for s in PIPELINE_V0_12 if s != "deepep_ht_platform")
+
+PIPELINE_V0_17 = tuple(["enforce_eager_direct"] + [
+    s for s in PIPELINE_V0_13 if s != "enforce_eager_level"])
+PIPELINE_V0_20 = tuple(["enforce_eager_direct", "torch_compile_disable"] + list(PIPELINE_V0_17[1:]))
+PIPELINE_V0_22 = tuple(["enforce_eager_direct", "torch_compile_disable", "breakable_cudagraph"]
+                       + list(PIPELINE_V0_17[1:]))
+PIPELINE_V0_30 = tuple(
+    {"piecewise_needs_compile_piecewise_only": "normalize_piecewise_cudagraph_mode"}.get(s, s)
+    for s in PIPELINE_V0_22[:PIPELINE_V0_22.index("splitting_ops_v0_13")]
+) + ("normalize_piecewise_cudagraph_mode",) + PIPELINE_V0_22[PIPELINE_V0_22.index("splitting_ops_v0_13"):]
+PIPELINE_V0_31 = PIPELINE_V0_30[:PIPELINE_V0_30.index("splitting_ops_v0_13")] + ("moonep_eager_only",) \
+    + PIPELINE_V0_30[PIPELINE_V0_30.index("splitting_ops_v0_13"):]
+PIPELINE_V0_32 = PIPELINE_V0_31[:PIPELINE_V0_31.index("moonep_eager_only")] + ("v2_runner_stock_compile",) \
+    + PIPELINE_V0_31[PIPELINE_V0_31.index("moonep_eager_only"):]
+
+EMPTY_SPLITTING_MESSAGES_V0_11 = (
+    "Using piecewise compilation with empty splitting_ops",
+    "Piecewise compilation with empty splitting_ops do notcontains piecewise cudagraph. Setting "
+    "cudagraph_mode to NONE. Hint: If you are using attention backends that support cudagraph, consider "
+    "manually setting cudagraph_mode to FULL or FULL_DECODE_ONLY to enable full cudagraphs.",
+    "Piecewise compilation with empty splitting_ops do not contains piecewise cudagraph. Setting "
+    "cudagraph_mode to FULL.",
 )
 
 CHANGES: list[tuple[str, dict]] = [
@@ -45,7 +74,9 @@ CHANGES: list[tuple[str, dict]] = [
         "mode_field": "level", "mode_accepts_names": False, "has_level_alias": False,
         "config_extra": "ignore", "cudagraph_mode_bad_name_error": "KeyError",
         "pass_config_deprecated_names": False, "check_piecewise_backend": False,
+        "pass_config_noop_warnings": False,
         "attn_fusion_name": "enable_attn_fusion", "sp_name": "enable_sequence_parallelism",
+        "async_tp_name": "enable_async_tp", "sp_rms_norm": "always",
         "has_optimization_level": False, "optimization_level_defaults": None,
         # engine
         "all2all_env": "only", "all2all_env_override_warning": "",
@@ -64,14 +95,19 @@ CHANGES: list[tuple[str, dict]] = [
                         "deepep_high_throughput and install the DeepEP kernels."),
         "capture_sizes_style": "v0_11_0", "capture_max_counts_spec_tokens": False,
         "sm100_capture_ceiling": False,
-        "enforce_eager_message": "", "torch_compile_disable_message": "",
+        "enforce_eager_message": "", "breakable_message": "", "inductor_warning_skips_breakable": False,
+        "inductor_disabled_message": ("Inductor compilation was disabled by user settings,Optimizations "
+                                      "settings that are only active duringInductor compilation will be "
+                                      "ignored."),
+        "removed_all2all_backends": (), "sp_tp1_disable": False, "sp_threshold": False,
+        "sp_followup": "split_or_pp", "v2_runner_default": False,
         "piecewise_needs_compile_message": "",
     }),
     ("0.11.1", {
         "pipeline": PIPELINE_V0_11_1,
         "serve_model_flag": "move",
         "mode_field": "mode", "mode_accepts_names": True, "has_level_alias": True,
-        "check_piecewise_backend": True,
+        "check_piecewise_backend": True, "sp_rms_norm": None,
         "all2all_env": "fallback", "cuda_graph_sizes_style": "deprecated",
         "deepep_message": _msg_deepep("WideEP", "use --all2all-backend",
                                       "deepep_low_latency, pplx, or allgather_reducescatter"),
@@ -82,20 +118,109 @@ CHANGES: list[tuple[str, dict]] = [
                         "--all2all-backend=deepep_low_latency or --all2all-backend=deepep_high_throughput "
                         "and install the DeepEP kernels."),
         "capture_sizes_style": "v0_11_1",
+        "empty_splitting_messages": EMPTY_SPLITTING_MESSAGES_V0_11,
+        "rope_kvcache_fusion_guards": (), "rope_kvcache_messages": {}, "sp_full_graph_rule": False,
+        "deepep_effective_dp": False,
+        "piecewise_needs_compile_message": "Cudagraph mode {cg} is not compatible with compilation mode "
+                                           "{mode}.Overriding to NONE.",
     }),
     ("0.12.0", {
         "pipeline": PIPELINE_V0_12,
         "o_flag": "optimization_level_dotted_deprecated",
-        "pass_config_deprecated_names": True,
-        "attn_fusion_name": "fuse_attn_quant", "sp_name": "enable_sp",
+        "pass_config_deprecated_names": True, "pass_config_noop_warnings": True, "warn_duplicate_flags": True,
+        "attn_fusion_name": "fuse_attn_quant", "sp_name": "enable_sp", "async_tp_name": "fuse_gemm_comms",
+        "sp_rms_norm": "unless_disabled",
         "has_optimization_level": True, "optimization_level_defaults": levels_v0_12,
         "splitting_ops_empty_without_compile": True, "pcp_override": True,
     }),
     ("0.13.0", {
+        "pipeline": PIPELINE_V0_13,
         "o_flag": "optimization_level", "config_extra": "forbid", "pass_config_deprecated_names": False,
+        "pcp_override": False, "capture_max_counts_spec_tokens": True,
+        "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend",
+                                      "deepep_low_latency, pplx, or allgather_reducescatter"),
+    }),
+    ("0.14.0", {
+        "deepep_effective_dp": True, "all2all_env": "override",
+        "all2all_env_override_warning": "VLLM_ALL2ALL_BACKEND environment variable is deprecated and will "
+                                        "be removed in v0.15.0. Please use the --all2all-backend "
+                                        "command-line argument instead.",
+    }),
+    ("0.14.0", {
+        "inductor_disabled_message": ("Inductor compilation was disabled by user settings, optimizations "
+                                      "settings that are only active during inductor compilation will be "
+                                      "ignored."),
+    }),
+    ("0.15.1", {
+        "extra_default_split_ops": ("vllm::unified_kv_cache_update",),
+    }),
+    ("0.16.0", {
+        "all2all_env": "ignored", "sp_tp1_disable": True,
     }),
     ("0.17.0", {
+        "pipeline": PIPELINE_V0_17, "sp_threshold": True, "sp_rms_norm": None,
         "optimization_level_defaults": levels_v0_17,
+        "enforce_eager_message": ("Enforce eager set, disabling torch.compile and CUDAGraphs. This is "
+                                  "equivalent to setting -cc.mode=none -cc.cudagraph_mode=none"),
+        "extra_default_split_ops": ("vllm::unified_kv_cache_update", "vllm::unified_mla_kv_cache_update"),
+        "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend",
+                                      "deepep_low_latency or allgather_reducescatter"),
+    }),
+    ("0.18.0", {
+        "has_level_alias": False, "removed_all2all_backends": ("pplx",),
+    }),
+    ("0.19.0", {
+        "rope_kvcache_fusion_guards": ("fuse_rope_kvcache",),
+        "rope_kvcache_messages": {"fuse_rope_kvcache": (
+            "fuse_rope_kvcache is enabled, but splitting_ops is None and Inductor graph partition is not "
+            "enabled.Disabling fuse_rope_kvcache.Please either set splitting_ops to an empty list []or set "
+            "use_inductor_graph_partition to True to enable RoPE+KV cache fusion.")},
+    }),
+    ("0.20.0", {
+        "pipeline": PIPELINE_V0_20, "removed_all2all_backends": ("pplx", "naive"),
+        "sp_full_graph_rule": True, "sp_followup": "pp_only", "dotted_human_readable_int": True,
+    }),
+    ("0.22.0", {
+        "pipeline": PIPELINE_V0_22, "has_breakable_cudagraph": True,
+        "breakable_message": ("VLLM_USE_BREAKABLE_CUDAGRAPH is set, disabling vLLM's torch.compile "
+                              "pipeline. Equivalent to -cc.mode=none."),
+    }),
+    ("0.24.0", {
+        "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend",
+                                      "deepep_low_latency, nixl_ep, or allgather_reducescatter"),
+    }),
+    ("0.26.0", {
+        "rope_kvcache_fusion_guards": ("fuse_rope_kvcache", "fuse_qk_norm_rope_kvcache"),
+        "rope_kvcache_messages": {
+            "fuse_rope_kvcache": (
+                "fuse_rope_kvcache is enabled, but splitting_ops is None and Inductor graph partition is "
+                "not enabled.Disabling fuse_rope_kvcache.Please either set splitting_ops to an empty list "
+                "[]or set use_inductor_graph_partition to True to enable RoPE+KV cache fusion."),
+            "fuse_qk_norm_rope_kvcache": (
+                "fuse_qk_norm_rope_kvcache is enabled, but splitting_ops is None and Inductor graph "
+                "partition is not enabled. Disabling fuse_qk_norm_rope_kvcache. Please either set "
+                "splitting_ops to an empty list [] or set use_inductor_graph_partition to True to enable "
+                "QK-Norm+RoPE+KV cache fusion."),
+        },
+    }),
+    ("0.28.0", {
+        "sm100_capture_ceiling": True,
+    }),
+    ("0.30.0", {
+        "pipeline": PIPELINE_V0_30, "breakable_message": "", "inductor_warning_skips_breakable": True,
+    }),
+    ("0.31.0", {
+        "pipeline": PIPELINE_V0_31,
+        "enforce_eager_message": ("Enforce eager set, disabling torch.compile, CUDAGraphs, and JIT kernel "
+                                  "warmup. This is equivalent to setting -cc.mode=none "
+                                  "-cc.cudagraph_mode=none and --kernel_config.enable_jit_warmup=False"),
+    }),
+    ("0.32.0", {
+        "pipeline": PIPELINE_V0_32, "sp_full_graph_rule": False, "sp_followup": None,
+    }),
+    ("0.33.0", {
+        "v2_runner_default": True,
+        "dbo_backends": ("deepep_low_latency", "deepep_high_throughput", "nixl_ep"),
     }),
 ]
 

@@ -97,9 +97,9 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         is_serve = len(words) >= 2 and os.path.basename(words[0]) == "vllm" and words[1] == "serve"
         pre_warnings: list[str] = []
         tail = _serve_model_flag(_command_tail(words, release), release, is_serve, pre_warnings)
-        parsed = argv_mod.parse(tail, release)
-        for w in pre_warnings + parsed.warnings:
+        for w in pre_warnings:
             state.log("warning", w)
+        parsed = argv_mod.parse(tail, release, state)
         facts, assumed = model_facts(engine.model_name(parsed), deployment.base_dir, model_assume or {})
         result.assumptions.extend(assumed)
         state.model = facts
@@ -117,6 +117,47 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
     return result
 
 
+def resolve_configs(target: str, *, compilation_config: dict | None = None,
+                    parallel_config: dict | None = None, env: dict[str, str] | None = None,
+                    optimization_level: int | None = None, source: str = "VllmConfig(...)") -> Resolution:
+    """`VllmConfig(compilation_config=..., parallel_config=...)` without a model, as vLLM's
+    own unit tests build it: config errors reach the caller as pydantic ValidationErrors."""
+    from vllm_preflight.resolve import compilation_config as cc_mod
+
+    release = get_release(target)
+    state = State(release=release, gpu=GPUS[DEFAULT_GPU], env=dict(env or {}), model=None)
+    result = Resolution(source=source, target="pr29558" if target == PR29558 else "release",
+                        vllm_version=release.version, resolved=None, vllm_error=None)
+    pc = dict(parallel_config or {})
+    try:
+        state.model_cfg.update({"enforce_eager": False, "is_pooling": False, "is_encoder_decoder": False,
+                                "is_moe": False, "disable_cascade_attn": False})
+        state.scheduler.update({"max_num_batched_tokens": 2048, "max_num_seqs": 128})
+        state.parallel.update({
+            "data_parallel_size": pc.get("data_parallel_size", 1),
+            "tensor_parallel_size": pc.get("tensor_parallel_size", 1),
+            "pipeline_parallel_size": pc.get("pipeline_parallel_size", 1),
+            "enable_expert_parallel": pc.get("enable_expert_parallel", False),
+            "enable_dbo": pc.get("enable_dbo", False),
+            "decode_context_parallel_size": pc.get("decode_context_parallel_size", 1),
+            "prefill_context_parallel_size": pc.get("prefill_context_parallel_size", 1),
+        })
+        state.parallel["all2all_backend"] = engine.all2all_backend(state, pc.get("all2all_backend"))
+        engine.removed_backend_fallback(state)
+        if release.has_optimization_level:
+            state.optimization_level = 2 if optimization_level is None else optimization_level
+        try:
+            cc_mod.build(compilation_config or {}, release, state)
+        except cc_mod.ConfigInvalid as e:
+            raise cc_mod.refusal_from(e, via_cli=False) from None
+        steps.run(state)
+        result.resolved = resolved_view(state)
+    except Refusal as r:
+        result.vllm_error = VllmError(r.type, r.message)
+    result.events = state.events + _log_events(state)
+    return result
+
+
 def _log_events(state: State) -> list[Event]:
     """vLLM's own INFO/WARNING lines that no change event already carries."""
     carried = {e.reason for e in state.events}
@@ -124,4 +165,4 @@ def _log_events(state: State) -> list[Event]:
             for level, msg in state.logs if msg not in carried]
 
 
-__all__ = ["resolve", "Assumption"]
+__all__ = ["resolve", "resolve_configs", "Assumption"]

@@ -31,6 +31,18 @@ class ParsedArgs:
     model_tag: str | None = None
 
 
+class _LogList(list):
+    """A list of warnings that also lands in the state's log as it grows."""
+
+    def __init__(self, state):
+        super().__init__()
+        self._state = state
+
+    def append(self, message: str) -> None:
+        super().append(message)
+        self._state.log("warning", message)
+
+
 def _arg_error(message: str) -> Refusal:
     return Refusal("ArgumentError", message)
 
@@ -240,9 +252,14 @@ def _lookup(word: str, table):
     return None, None
 
 
-def parse(argv_tail: list[str], release: Release) -> ParsedArgs:
-    """Parse the words after `vllm serve` (or after the api_server module)."""
+def parse(argv_tail: list[str], release: Release, state=None) -> ParsedArgs:
+    """Parse the words after `vllm serve` (or after the api_server module).
+
+    With a State, warnings go to its log as they happen (kept when parsing fails later)
+    and `--compilation-config` values are built into it as argparse converts them."""
     out = ParsedArgs()
+    if state is not None:
+        out.warnings = _LogList(state)
     table = release.options
     words = _rewrite_words(list(argv_tail), release, out)
     words = _fold_dotted(words, release, out)
@@ -296,7 +313,13 @@ def parse(argv_tail: list[str], release: Release) -> ParsedArgs:
                     choices = ", ".join(repr(c) for c in action.choices)
                     raise _arg_error(f"argument {action.display}: invalid choice: {v!r} (choose from {choices})")
                 if action.dest == "compilation_config":
-                    compilation_config.check(v, release)
+                    if state is not None:
+                        try:
+                            compilation_config.build(v, release, state)
+                        except compilation_config.ConfigInvalid as e:
+                            raise compilation_config.refusal_from(e, via_cli=True) from None
+                    else:
+                        compilation_config.check(v, release)
                 converted.append(v)
             if action.nargs in (None,):
                 value = converted[0]
@@ -309,6 +332,10 @@ def parse(argv_tail: list[str], release: Release) -> ParsedArgs:
         else:
             out.values[action.dest] = value
         out.given.add(action.dest)
+    for dest in sorted(out.given):
+        opt = table.by_dest.get(dest)
+        if opt is not None and opt.deprecated:
+            out.warnings.append(f"argument '{dest}' is deprecated")
     if positionals:
         out.model_tag = positionals[0]
         unknown = positionals[1:] + unknown

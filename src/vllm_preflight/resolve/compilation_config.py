@@ -126,12 +126,43 @@ def _pass_config(raw: Any, release, state: State) -> dict:
                 for n in new:
                     out[n] = out[old]
                     state.cc_given.add("pass_config." + n)
-                news = " and ".join(new) if len(new) > 1 else new[0]
+                news = ", ".join(new)
                 state.log("warning", f"{old} is deprecated and will be removed in v0.13.0 or "
                           f"v1.0.0, whichever is sooner. Use {news} instead.")
             if old in out:
                 out[old] = None
+    if release.pass_config_noop_warnings and not out.get("eliminate_noops"):
+        # PassConfig.__post_init__ runs before the -O defaults fill eliminate_noops
+        if out.get("fuse_norm_quant") or out.get("fuse_act_quant"):
+            state.log("warning", "Fusion enabled but reshape elimination disabled. RMSNorm/SiluMul + quant "
+                      "(fp8) fusion might not work", once=True)
+        if out.get("fuse_attn_quant"):
+            state.log("warning", "Fusion enabled but reshape elimination disabled. Attention + quant (fp8) "
+                      "fusion might not work", once=True)
+        if out.get("fuse_allreduce_rms"):
+            state.log("warning", "Fusion enabled but reshape elimination disabled. Allreduce + rms norm + "
+                      "quant (fp8) fusion might not work", once=True)
     return out
+
+
+def _field(key: str, value: Any, release) -> Any:
+    if key in ("mode", "level"):
+        return None if value is None else parse_mode(value, release, key)
+    if key == "cudagraph_mode":
+        return None if value is None else parse_cudagraph_mode(value, release)
+    if key == "splitting_ops":
+        return None if value is None else _str_list(value, key)
+    if key == "custom_ops":
+        return _str_list(value, key)
+    if key in ("use_inductor_graph_partition", "use_cudagraph", "full_cuda_graph"):
+        return None if value is None else _bool(value, key)
+    if key == "cudagraph_capture_sizes":
+        return None if value is None else _int_list(value, key)
+    if key == "max_cudagraph_capture_size":
+        return None if value is None else _int(value, key)
+    if key == "backend" and not isinstance(value, str):
+        raise ConfigInvalid("backend: Input should be a valid string")
+    return value
 
 
 def build(raw: dict | None, release, state: State) -> None:
@@ -144,37 +175,31 @@ def build(raw: dict | None, release, state: State) -> None:
         "custom_ops": [], "backend": "", "cudagraph_capture_sizes": None,
         "max_cudagraph_capture_size": None, "use_cudagraph": True, "full_cuda_graph": False,
     }
-    raw = dict(raw or {})
     if raw is not None and not isinstance(raw, dict):
         raise ConfigInvalid("compilation_config: Input should be an object")
+    raw = dict(raw or {})
     given = set()
     pass_raw = raw.pop("pass_config", None)
+    errors: list[ConfigInvalid] = []  # pydantic validates every field, then reports
     for key, value in raw.items():
         if key not in fields:
             if release.config_extra == "forbid":
-                raise ConfigInvalid(f"{key}: Extra inputs are not permitted")
+                errors.append(ConfigInvalid(f"{key}: Extra inputs are not permitted"))
             continue
         given.add(key)
-        if key in ("mode", "level"):
-            cc[key] = None if value is None else parse_mode(value, release, key)
-        elif key == "cudagraph_mode":
-            cc[key] = None if value is None else parse_cudagraph_mode(value, release)
-        elif key in ("splitting_ops", "custom_ops"):
-            cc[key] = None if value is None and key == "splitting_ops" else _str_list(value, key)
-        elif key in ("use_inductor_graph_partition", "use_cudagraph", "full_cuda_graph"):
-            cc[key] = None if value is None else _bool(value, key)
-        elif key == "cudagraph_capture_sizes":
-            cc[key] = None if value is None else _int_list(value, key)
-        elif key == "max_cudagraph_capture_size":
-            cc[key] = None if value is None else _int(value, key)
-        elif key == "backend":
-            if not isinstance(value, str):
-                raise ConfigInvalid("backend: Input should be a valid string")
-            cc[key] = value
-        else:
-            cc[key] = value
+        try:
+            cc[key] = _field(key, value, release)
+        except ConfigInvalid as e:
+            if e.exc_type != "ValidationError":
+                raise  # not a validation error: it escapes pydantic at once
+            errors.append(e)
+    try:
+        state.pass_config = _pass_config(pass_raw, release, state)
+    except ConfigInvalid as e:
+        errors.append(e)
+    if errors:
+        raise errors[0]
     state.cc_given |= given
-    state.pass_config = _pass_config(pass_raw, release, state)
     state.cc = cc
     _post_init(release, state)
 

@@ -41,7 +41,7 @@ def _optimization_level(text: Any) -> int:
     return value
 
 
-def _all2all_backend(state: State, flag_value: str | None) -> str | None:
+def all2all_backend(state: State, flag_value: str | None) -> str | None:
     """Where the all2all backend comes from changed across releases (env only, env as
     fallback, env overriding the flag, env ignored)."""
     release = state.release
@@ -67,6 +67,16 @@ def _all2all_backend(state: State, flag_value: str | None) -> str | None:
     return flag_value or default  # 0.16.0+: the env var is gone
 
 
+def removed_backend_fallback(state: State) -> None:
+    """0.18.0+ (pplx) and 0.20.0+ (naive): removed backends fall back with a warning."""
+    backend = state.parallel["all2all_backend"]
+    if backend in state.release.removed_all2all_backends:
+        msg = f"The '{backend}' all2all backend has been removed. Falling back to 'allgather_reducescatter'."
+        state.log("warning", msg)
+        state.set("parallel.all2all_backend", "allgather_reducescatter", "all2all.removed_backend", msg,
+                  "warning")
+
+
 def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     v = args.values
     release = state.release
@@ -83,6 +93,18 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         "is_moe": facts.is_moe,
         "disable_cascade_attn": bool(v.get("disable_cascade_attn", False)),
     })
+    # --- parallel config
+    state.parallel.update({
+        "data_parallel_size": v.get("data_parallel_size", 1),
+        "tensor_parallel_size": v.get("tensor_parallel_size", 1) or 1,
+        "pipeline_parallel_size": v.get("pipeline_parallel_size", 1) or 1,
+        "enable_expert_parallel": bool(v.get("enable_expert_parallel", False)),
+        "enable_dbo": bool(v.get("enable_dbo", False)),
+        "decode_context_parallel_size": v.get("decode_context_parallel_size", 1) or 1,
+        "prefill_context_parallel_size": v.get("prefill_context_parallel_size", 1) or 1,
+    })
+    state.parallel["all2all_backend"] = all2all_backend(state, v.get("all2all_backend"))
+    removed_backend_fallback(state)
     # --- scheduler defaults (usage context: the OpenAI API server)
     tp = v.get("tensor_parallel_size", 1) or 1
     pp = v.get("pipeline_parallel_size", 1) or 1
@@ -101,17 +123,6 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     state.scheduler.update({"max_num_batched_tokens": mnbt, "max_num_seqs": mns,
                             "enable_chunked_prefill": chunked})
     _verify_scheduler(mnbt, mns, max_model_len, chunked)
-    # --- parallel config
-    state.parallel.update({
-        "data_parallel_size": v.get("data_parallel_size", 1),
-        "tensor_parallel_size": tp,
-        "pipeline_parallel_size": pp,
-        "enable_expert_parallel": bool(v.get("enable_expert_parallel", False)),
-        "enable_dbo": bool(v.get("enable_dbo", False)),
-        "decode_context_parallel_size": v.get("decode_context_parallel_size", 1) or 1,
-        "prefill_context_parallel_size": v.get("prefill_context_parallel_size", 1) or 1,
-    })
-    state.parallel["all2all_backend"] = _all2all_backend(state, v.get("all2all_backend"))
     # --- speculative decoding
     spec = v.get("speculative_config")
     if isinstance(spec, str):
@@ -123,11 +134,8 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     if release.has_optimization_level:
         state.optimization_level = _optimization_level(v.get("optimization_level", 2))
     # --- compilation config: validated by argparse already (as JSON), built here
-    raw = v.get("compilation_config")
-    try:
-        compilation_config.build(raw if isinstance(raw, dict) else None, release, state)
-    except compilation_config.ConfigInvalid as e:
-        raise compilation_config.refusal_from(e, via_cli=True) from None
+    if not state.cc:  # no --compilation-config given: its defaults
+        compilation_config.build(None, release, state)
     _merge_capture_flags(v, state)
 
 

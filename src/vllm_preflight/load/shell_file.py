@@ -1,0 +1,91 @@
+"""Shell scripts, entrypoints and README snippets holding `vllm serve ...`.
+
+A script is read the way the shell would run it (`load.shell`); each server command it
+starts is one Deployment. A file with one server keeps the path as its source (the issue-2
+FILE form); with several, each is `PATH:LINE`. Markdown files contribute their shell code
+blocks (```bash, ```sh, ```console with `$ ` prompts, unlabelled), at their own lines.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from vllm_preflight.load.loaded import LoadedDeployment
+from vllm_preflight.load.server import build
+from vllm_preflight.load.shell import Found, ScriptError, Shell, image_version
+from vllm_preflight.load.source import Source, fail
+
+
+def _sources(found: list[Found], path: str) -> list[str]:
+    if len(found) == 1:
+        return [path]
+    names = []
+    for f in found:
+        name = f"{path}:{f.loc.line}" if f.loc and f.loc.line else path
+        while name in names:
+            name += "+"
+        names.append(name)
+    return names
+
+
+def servers_in(source: Source, variables: dict[str, str] | None, fmt: str) -> list[LoadedDeployment]:
+    sh = Shell(pins=variables)
+    try:
+        sh.run_text(source.text, source)
+    except ScriptError as e:
+        loc = e.loc
+        fail(source.path, f"shell syntax error: {e.message}", loc.line if loc else None, loc.column if loc else None)
+    base = os.path.dirname(os.path.abspath(source.path))
+    out = []
+    for found, name in zip(sh.found, _sources(sh.found, source.path)):
+        version = image_version(found.image) if found.image else None
+        out.append(build(found, source=name, file=source.path, base_dir=base, fmt=fmt,
+                         assumptions=sh.assumptions, vllm_version=version,
+                         version_source=f"image {found.image}" if version else None,
+                         version_location=found.image_loc if version else None))
+    return out
+
+
+def load(source: Source, variables: dict[str, str] | None = None) -> list[LoadedDeployment]:
+    return servers_in(source, variables, "shell")
+
+
+_FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([A-Za-z0-9_+-]*)")
+_SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "text"}
+
+
+def markdown_shell(text: str) -> str:
+    """The file with everything but shell code blocks blanked, lines kept in place."""
+    out = []
+    fence = None
+    lang = ""
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if fence is None:
+            if m:
+                fence, lang = m.group(2), m.group(3).lower()
+            out.append("")
+            continue
+        if m and m.group(2).startswith(fence[0] * 3) and not m.group(3) and line.strip() == line.strip()[:len(m.group(2))]:
+            fence = None
+            out.append("")
+            continue
+        if lang not in _SHELL_LANGS:
+            out.append("")
+        elif lang in ("console", "shell-session", "shellsession"):
+            stripped = line.lstrip()
+            if stripped.startswith("$ "):
+                indent = len(line) - len(stripped)
+                out.append(" " * (indent + 2) + stripped[2:])
+            elif out and out[-1].rstrip().endswith("\\"):
+                out.append(line)
+            else:
+                out.append("")
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def load_markdown(source: Source, variables: dict[str, str] | None = None) -> list[LoadedDeployment]:
+    masked = Source(source.path, markdown_shell(source.text))
+    return servers_in(masked, variables, "markdown")

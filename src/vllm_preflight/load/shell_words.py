@@ -1,0 +1,439 @@
+"""A POSIX-shell lexer that keeps offsets: scripts into simple commands of words.
+
+Enough of the shell grammar for how deployers start servers: quotes ('', "", $''),
+backslash escapes and `\\`-newline continuations, comments, `;`/`&&`/`||`/`|`/`&`/newline
+separators, redirections and here-documents (skipped), parameter expansion (`$X`, `${X}`,
+`${X:-word}` and friends, `${A[@]}`), arithmetic `$((...))`, command substitution `$(...)`
+and backticks (kept opaque), and array assignments `A=(...)`. Keywords (`if`, `then`, ...)
+are words; the interpreter skips them.
+
+Each word is a list of parts with the offset where the part starts, so findings can name
+line and column. A comment that directly follows a `\\` continuation ends the command, as
+in the shell; the command records where that happened.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_META = set(" \t\n;&|()<>")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_REDIR = re.compile(r"\d*(?:<<<|<<-|<<|<>|>>|>&|<&|>\||&>>|&>|<|>)")
+_SPECIAL = set("@*#?$!-0123456789")
+
+
+class ShellSyntaxError(Exception):
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+@dataclass
+class Part:
+    """A piece of a word.
+
+    kind: `lit` (text), `var` (parameter expansion of `name`), `arith` (the expression text
+    of `$((...))`), `cmd` (the command text of `$(...)` or backticks).
+    """
+
+    kind: str
+    text: str
+    quoted: bool
+    start: int
+    op: str = ""  # var: "", ":-", "-", ":=", "=", ":+", "+", ":?", "?", or "other"
+    operand: "Word | None" = None  # var: the word after the operator
+    index: str | None = None  # var: array subscript text ("@", "*", "0", ...)
+    source: str = ""  # the text as written, e.g. "${X:-8}"
+
+
+@dataclass
+class Word:
+    parts: list[Part]
+    start: int
+    end: int
+    array: "list[Word] | None" = None  # for NAME=(...) assignments: the elements
+
+    def literal(self) -> str | None:
+        """The word's text if it holds no expansion, else None."""
+        if any(p.kind != "lit" for p in self.parts):
+            return None
+        return "".join(p.text for p in self.parts)
+
+    @property
+    def is_quoted_anywhere(self) -> bool:
+        return any(p.quoted for p in self.parts)
+
+
+@dataclass
+class Command:
+    words: list[Word]
+    start: int
+    end: int
+    separator: str = ""  # what ended it: "\n", ";", "&&", "||", "|", "&", ")", "" (end)
+    comment_after_continuation: int | None = None  # offset of the `#` that ended it
+
+
+@dataclass
+class Script:
+    commands: list[Command] = field(default_factory=list)
+
+
+class _Lexer:
+    def __init__(self, text: str):
+        self.t = text
+        self.n = len(text)
+        self.i = 0
+        self.heredocs: list[tuple[str, bool]] = []
+
+    # ------------------------------------------------------------------ top level
+    def script(self) -> Script:
+        out = Script()
+        words: list[Word] = []
+        start = None
+        cont_after = False  # a `\`-newline was the last thing seen in this command
+        t = self.t
+        while self.i < self.n:
+            c = t[self.i]
+            if c in " \t\r":
+                self.i += 1
+                continue
+            if c == "\\" and t.startswith("\n", self.i + 1):
+                self.i += 2
+                cont_after = bool(words)
+                continue
+            if c == "#":
+                end = t.find("\n", self.i)
+                end = self.n if end < 0 else end
+                if cont_after and words:
+                    self._emit(out, words, start, "\n", comment=self.i)
+                    words, start = [], None
+                self.i = end
+                cont_after = False
+                continue
+            cont_after = False
+            if c == "\n":
+                self._emit(out, words, start, "\n")
+                words, start = [], None
+                self.i += 1
+                self._skip_heredocs()
+                continue
+            if c == "(" and t.startswith("((", self.i):  # an arithmetic command: nothing to run
+                self.i = self._matching_close(self.i + 2, "(", ")", depth=2)
+                continue
+            if c in ";&|()":
+                op = c
+                for two in (";;", "&&", "||", "|&", ";&"):
+                    if t.startswith(two, self.i):
+                        op = two
+                        break
+                if op == "&" and t.startswith("&>", self.i):
+                    self._redirection()
+                    continue
+                self.i += len(op)
+                self._emit(out, words, start, op)
+                words, start = [], None
+                continue
+            if _REDIR.match(t, self.i):
+                self._redirection()
+                continue
+            if start is None:
+                start = self.i
+            words.append(self._word())
+        self._emit(out, words, start, "")
+        return out
+
+    def _emit(self, out: Script, words: list[Word], start, sep: str, comment: int | None = None) -> None:
+        if words:
+            out.commands.append(Command(list(words), start if start is not None else words[0].start,
+                                        words[-1].end, sep, comment))
+
+    def _redirection(self) -> None:
+        m = _REDIR.match(self.t, self.i)
+        op = m.group(0) if m else "&>"
+        self.i += len(op)
+        while self.i < self.n and self.t[self.i] in " \t":
+            self.i += 1
+        if self.i >= self.n or self.t[self.i] in "\n;&|()<>":
+            return
+        target = self._word()
+        if op.lstrip("0123456789") in ("<<", "<<-"):
+            delim = "".join(p.text for p in target.parts)
+            self.heredocs.append((delim, op.endswith("-")))
+
+    def _skip_heredocs(self) -> None:
+        while self.heredocs:
+            delim, strip_tabs = self.heredocs.pop(0)
+            while self.i < self.n:
+                end = self.t.find("\n", self.i)
+                end = self.n if end < 0 else end
+                line = self.t[self.i:end]
+                self.i = min(end + 1, self.n)
+                if (line.lstrip("\t") if strip_tabs else line) == delim:
+                    break
+
+    # ---------------------------------------------------------------------- words
+    def _word(self) -> Word:
+        t = self.t
+        start = self.i
+        parts: list[Part] = []
+        while self.i < self.n:
+            c = t[self.i]
+            if c in _META:
+                if c == "(" and parts and self._is_array_assignment(parts):
+                    elements = self._array()
+                    return Word(parts, start, self.i, array=elements)
+                break
+            if c == "'":
+                end = t.find("'", self.i + 1)
+                if end < 0:
+                    raise ShellSyntaxError("unterminated single quote", self.i)
+                self._lit(parts, t[self.i + 1:end], True, self.i + 1)
+                self.i = end + 1
+            elif c == '"':
+                self.i += 1
+                self._double_quoted(parts)
+            elif c == "\\":
+                if self.i + 1 >= self.n:
+                    self.i += 1
+                    break
+                if t[self.i + 1] == "\n":
+                    self.i += 2
+                    continue
+                self._lit(parts, t[self.i + 1], True, self.i + 1)
+                self.i += 2
+            elif c == "$":
+                self._dollar(parts, quoted=False)
+            elif c == "`":
+                self._backtick(parts, quoted=False)
+            else:
+                j = self.i
+                while j < self.n and t[j] not in _META and t[j] not in "'\"\\$`":
+                    j += 1
+                self._lit(parts, t[self.i:j], False, self.i)
+                self.i = j
+        return Word(parts, start, self.i)
+
+    @staticmethod
+    def _lit(parts: list[Part], text: str, quoted: bool, start: int) -> None:
+        if not text and not quoted:
+            return
+        prev = parts[-1] if parts else None
+        if prev is not None and prev.kind == "lit" and prev.quoted == quoted and prev.start + len(prev.text) == start:
+            prev.text += text
+            prev.source += text
+        else:
+            parts.append(Part("lit", text, quoted, start, source=text))
+
+    def _is_array_assignment(self, parts: list[Part]) -> bool:
+        if len(parts) != 1 or parts[0].kind != "lit" or parts[0].quoted:
+            return False
+        return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\+?=", parts[0].text) is not None
+
+    def _array(self) -> list[Word]:
+        self.i += 1  # (
+        elements: list[Word] = []
+        while self.i < self.n:
+            c = self.t[self.i]
+            if c in " \t\n\r":
+                self.i += 1
+            elif c == "\\" and self.t.startswith("\n", self.i + 1):
+                self.i += 2
+            elif c == "#":
+                end = self.t.find("\n", self.i)
+                self.i = self.n if end < 0 else end
+            elif c == ")":
+                self.i += 1
+                return elements
+            elif c in ";&|(<>":
+                raise ShellSyntaxError(f"unexpected {c!r} in array", self.i)
+            else:
+                elements.append(self._word())
+        raise ShellSyntaxError("unterminated array `(`", self.i)
+
+    def _double_quoted(self, parts: list[Part]) -> None:
+        t = self.t
+        before = len(parts)
+        while self.i < self.n:
+            c = t[self.i]
+            if c == '"':
+                self.i += 1
+                if len(parts) == before:  # "" is an empty word, not no word
+                    parts.append(Part("lit", "", True, self.i - 1))
+                return
+            if c == "\\" and self.i + 1 < self.n and t[self.i + 1] in '$`"\\\n':
+                if t[self.i + 1] != "\n":
+                    self._lit(parts, t[self.i + 1], True, self.i + 1)
+                self.i += 2
+            elif c == "$":
+                self._dollar(parts, quoted=True)
+            elif c == "`":
+                self._backtick(parts, quoted=True)
+            else:
+                j = self.i
+                while j < self.n and t[j] not in '"\\$`':
+                    j += 1
+                if j == self.i:
+                    j += 1
+                self._lit(parts, t[self.i:j], True, self.i)
+                self.i = j
+        raise ShellSyntaxError("unterminated double quote", self.i)
+
+    def _backtick(self, parts: list[Part], quoted: bool) -> None:
+        start = self.i
+        j = self.i + 1
+        while j < self.n and self.t[j] != "`":
+            j += 2 if self.t[j] == "\\" else 1
+        if j >= self.n:
+            raise ShellSyntaxError("unterminated backquote", start)
+        parts.append(Part("cmd", self.t[start + 1:j], quoted, start, source=self.t[start:j + 1]))
+        self.i = j + 1
+
+    def _dollar(self, parts: list[Part], quoted: bool) -> None:
+        t = self.t
+        start = self.i
+        nxt = t[self.i + 1] if self.i + 1 < self.n else ""
+        if nxt == "'" and not quoted:
+            self.i += 2
+            self._ansi_c(parts, start)
+            return
+        if nxt == '"' and not quoted:
+            self.i += 2
+            self._double_quoted(parts)
+            return
+        if t.startswith("$((", self.i):
+            end = self._matching_close(self.i + 3, "(", ")", depth=2)
+            parts.append(Part("arith", t[self.i + 3:end - 2], quoted, start, source=t[start:end]))
+            self.i = end
+            return
+        if nxt == "(":
+            end = self._matching_close(self.i + 2, "(", ")")
+            parts.append(Part("cmd", t[self.i + 2:end - 1], quoted, start, source=t[start:end]))
+            self.i = end
+            return
+        if nxt == "{":
+            self._braced(parts, quoted)
+            return
+        m = _NAME.match(t, self.i + 1)
+        if m:
+            parts.append(Part("var", m.group(0), quoted, start, source=t[start:m.end()]))
+            self.i = m.end()
+            return
+        if nxt and nxt in _SPECIAL:
+            parts.append(Part("var", nxt, quoted, start, source=t[start:start + 2]))
+            self.i += 2
+            return
+        self._lit(parts, "$", quoted, start)
+        self.i += 1
+
+    def _ansi_c(self, parts: list[Part], start: int) -> None:
+        t = self.t
+        out = []
+        esc = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b",
+               "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v", "?": "?"}
+        while self.i < self.n:
+            c = t[self.i]
+            if c == "'":
+                self.i += 1
+                self._lit(parts, "".join(out), True, start + 2)
+                return
+            if c == "\\" and self.i + 1 < self.n:
+                out.append(esc.get(t[self.i + 1], "\\" + t[self.i + 1]))
+                self.i += 2
+            else:
+                out.append(c)
+                self.i += 1
+        raise ShellSyntaxError("unterminated $'...' quote", start)
+
+    def _braced(self, parts: list[Part], quoted: bool) -> None:
+        t = self.t
+        start = self.i
+        end = self._matching_close(self.i + 2, "{", "}")
+        inner = t[self.i + 2:end - 1]
+        self.i = end
+        source = t[start:end]
+        m = re.match(r"(#?)([A-Za-z_][A-Za-z0-9_]*|[@*#?$!0-9-])(\[[^\]]*\])?", inner)
+        if not m or (m.group(1) and m.end() != len(inner)):
+            parts.append(Part("var", inner, quoted, start, op="other", source=source))
+            return
+        name = m.group(2)
+        index = m.group(3)[1:-1] if m.group(3) else None
+        if m.group(1):  # ${#X}: a length
+            parts.append(Part("var", name, quoted, start, op="other", index=index, source=source))
+            return
+        rest = inner[m.end():]
+        if not rest:
+            parts.append(Part("var", name, quoted, start, index=index, source=source))
+            return
+        for op in (":-", ":=", ":+", ":?", "-", "=", "+", "?"):
+            if rest.startswith(op):
+                operand_text = rest[len(op):]
+                operand_start = start + 2 + m.end() + len(op)
+                sub = _Lexer(operand_text)
+                sub_parts: list[Part] = []
+                sub.i = 0
+                # the operand is read like a double-quoted word when the expansion is quoted
+                try:
+                    if quoted:
+                        sub.t = operand_text + '"'
+                        sub.n = len(sub.t)
+                        sub._double_quoted(sub_parts)
+                    else:
+                        while sub.i < sub.n:
+                            w = sub._word()
+                            sub_parts.extend(w.parts)
+                            if sub.i < sub.n:  # a blank or operator inside the operand: keep it literal
+                                _Lexer._lit(sub_parts, sub.t[sub.i], False, sub.i)
+                                sub.i += 1
+                except ShellSyntaxError as e:
+                    raise ShellSyntaxError(e.message, operand_start + e.offset) from None
+                for p in sub_parts:
+                    _shift(p, operand_start)
+                operand = Word(sub_parts, operand_start, operand_start + len(operand_text))
+                parts.append(Part("var", name, quoted, start, op=op, operand=operand, index=index, source=source))
+                return
+        parts.append(Part("var", name, quoted, start, op="other", index=index, source=source))
+
+    def _matching_close(self, i: int, open_: str, close: str, depth: int = 1) -> int:
+        """Offset just past the close that balances `depth` opens, quote-aware."""
+        t = self.t
+        start = i
+        while i < self.n:
+            c = t[i]
+            if c == "\\":
+                i += 2
+                continue
+            if c == "'":
+                end = t.find("'", i + 1)
+                if end < 0:
+                    break
+                i = end + 1
+                continue
+            if c == '"':
+                j = i + 1
+                while j < self.n and t[j] != '"':
+                    j += 2 if t[j] == "\\" else 1
+                i = j + 1
+                continue
+            if c == open_:
+                depth += 1
+            elif c == close:
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        raise ShellSyntaxError(f"unterminated `{open_}`", start - len(open_))
+
+
+def _shift(part: Part, by: int) -> None:
+    part.start += by
+    if part.operand is not None:
+        part.operand.start += by
+        part.operand.end += by
+        for p in part.operand.parts:
+            _shift(p, by)
+
+
+def lex(text: str) -> Script:
+    """Split a script into simple commands; ShellSyntaxError for unbalanced quotes and such."""
+    return _Lexer(text).script()

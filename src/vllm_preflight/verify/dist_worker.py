@@ -1,0 +1,196 @@
+"""One rank of a multi-process verify run, launched by torchrun (tiers cpu: gloo, multi-gpu: NCCL).
+
+Every rank does the same steps in the same order (lockstep): each has its own token count, the
+padded size is agreed with an all-reduce MAX and rounded up to a capture size, as vLLM's DP ranks
+do, so that all ranks run the same number of MoE collectives. Results travel to rank 0 as bytes
+in fixed-size uint8 tensors (`all_gather_object` needs numpy, which torch 2.13 may lack).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+
+from vllm_preflight.verify.compare import CLOSE, EXACT, compare
+from vllm_preflight.verify.moe.ht import ProtocolStats, get_layout
+from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
+from vllm_preflight.verify.plan import pad_to
+from vllm_preflight.verify.replay import AddressLog, EmulatedGraph, GraphRunner, Tally
+from vllm_preflight.verify.split import split
+from vllm_preflight.verify.toy import DTYPES, ToyConfig
+from vllm_preflight.verify.workbench import build_model
+
+
+def _say(rank: int, text: str) -> None:
+    print(f"[rank {rank}] {text}", flush=True)
+
+
+def _max(n: int, device) -> int:
+    t = torch.tensor([n], dtype=torch.int64, device=device)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return int(t.item())
+
+
+def _moe_impl(job: dict, stats: ProtocolStats, state: dict):
+    if job["moe"] == "deepep":
+        from vllm_preflight.verify.moe.deepep import DeepEPMoE
+
+        return DeepEPMoE(state["buffer"], stats)
+    from vllm_preflight.verify.moe.collective import HTCollectiveMoE
+
+    return HTCollectiveMoE(None, stats)
+
+
+def protocol_check(job: dict, rank: int, world: int, device, state: dict) -> dict:
+    """C1: the protocol against the dense reference (experts replicated on every rank), and the
+    receive counts against the all-reduced send counts."""
+    cfg = ToyConfig(**job["toy"])
+    dtype = DTYPES[job["moe_dtype"]]
+    g = torch.Generator().manual_seed(cfg.seed)
+    experts = Experts(cfg.hidden, cfg.ffn, cfg.experts, False, g).to(device=device, dtype=dtype)
+    stats = ProtocolStats()
+    impl = _moe_impl(job, stats, state)
+    tally = Tally(CLOSE)
+    count_errors = 0
+    for step in range(job["protocol_steps"]):
+        t = 2 + (3 * rank + 5 * step) % 11
+        gen = torch.Generator().manual_seed(1000 * rank + step)
+        x = torch.randn(t, cfg.hidden, generator=gen).to(device=device, dtype=dtype)
+        idx, w = route(torch.randn(t, cfg.experts, generator=gen).to(device), cfg.top_k)
+        got = impl(x, idx, w, experts).to(dtype)
+        tally.note(f"step {step}", compare(got, dense_moe(x, idx, w, experts).to(dtype)))
+        totals = get_layout(idx, cfg.experts, world).num_tokens_per_rank.to(torch.int64)
+        dist.all_reduce(totals)
+        if int(totals[rank].item()) != impl.last_received:
+            count_errors += 1
+    ok = tally.ok and not stats.violations and count_errors == 0
+    detail = (f"{tally.comparisons} dispatch/combine rounds vs dense reference: {tally.level} "
+              f"(max abs {tally.max_abs:.3g}); receive counts vs all-reduced counts: {count_errors} off; "
+              f"invariants: {'; '.join(stats.violations[:2]) or 'all hold'}")
+    return {"id": "C1", "status": "pass" if ok else "fail", "detail": detail,
+            "metrics": {**tally.metrics(), "count_errors": count_errors, "violations": len(stats.violations),
+                        "failures": tally.failures}}
+
+
+def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
+    """The piecewise graphs with the MoE behind them running across ranks: replay vs eager,
+    bitwise, and every captured input at its captured address."""
+    cfg = ToyConfig(**job["toy"])
+    sizes = job["sizes"]
+    top = max(sizes)
+    model, traced = build_model(cfg, top, device)
+    sg = split(traced, job["splitting_ops"], job["name_matching"])
+    stats = ProtocolStats()
+    model.set_moe(_moe_impl(job, stats, state))
+    log = AddressLog()
+    if job["graphs"] == "cuda":
+        from vllm_preflight.verify.cudagraphs import CudaGraphs
+
+        graphs = CudaGraphs(device)
+        make = graphs.wrapper
+    else:
+        make = EmulatedGraph
+    runner = GraphRunner("piecewise", sg, make, log)
+    static_in = torch.zeros(top, cfg.hidden, dtype=model.dtype, device=device)
+    exact, close = Tally(EXACT), Tally(CLOSE)
+    with torch.no_grad():
+        runner.set("eager")
+        for s in [top] + sorted(sizes):
+            static_in[:s].copy_(model.inputs(s, 17 * rank + s, device))
+            runner(static_in[:s])
+        for s in sorted(sizes, reverse=True):
+            static_in[:s].copy_(model.inputs(s, 31 * rank + s, device))
+            runner.set("capture", s)
+            runner(static_in[:s])
+        _say(rank, f"captured sizes {sorted(sizes)}")
+        for step in range(job["replay_steps"]):
+            n = 1 + (3 * rank + 5 * step) % top
+            p = pad_to(_max(n, device), sizes)
+            x = model.inputs(n, 1000 * rank + step, device)
+            static_in[:n].copy_(x)
+            static_in[n:p].zero_()
+            padded = static_in[:p].clone()
+            runner.set("replay", p)
+            got = runner(static_in[:p]).clone()
+            runner.set("eager")
+            exact.note(f"step {step} ({n} tokens padded to {p})", compare(got, model(padded)))
+            close.note(f"step {step} first {n} rows", compare(got[:n], model(x)))
+    ok = exact.ok and close.ok and log.mismatches == 0 and not stats.violations
+    detail = (f"{exact.comparisons} lockstep replays vs eager: {exact.level}; unpadded rows: {close.level}; "
+              f"address checks {log.checks}, mismatches {log.mismatches}; "
+              f"{stats.calls} MoE collectives, invariants {'hold' if not stats.violations else 'broken'}")
+    return {"id": "A5" if job["graphs"] != "cuda" else "C2", "status": "pass" if ok else "fail", "detail": detail,
+            "metrics": {"replays": exact.comparisons, "worst_level": exact.level, "max_abs": exact.max_abs,
+                        "address_checks": log.checks, "address_mismatches": log.mismatches,
+                        "moe_calls": stats.calls, "failures": exact.failures + close.failures + log.examples}}
+
+
+def _gather(result: dict, rank: int, world: int, device) -> list[dict]:
+    data = json.dumps(result).encode()
+    longest = _max(len(data), device)
+    buf = torch.zeros(longest, dtype=torch.uint8, device=device)
+    buf[:len(data)] = torch.frombuffer(bytearray(data), dtype=torch.uint8).to(device)
+    bufs = [torch.zeros_like(buf) for _ in range(world)]
+    dist.all_gather(bufs, buf)
+    return [json.loads(bytes(b.cpu().tolist()).rstrip(b"\0").decode()) for b in bufs]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--job", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    with open(args.job) as f:
+        job = json.load(f)
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    local = int(os.environ.get("LOCAL_RANK", rank))
+    torch.set_num_threads(1)
+    if job["backend"] == "nccl":
+        torch.cuda.set_device(local)
+        device = torch.device("cuda", local)
+    else:
+        device = torch.device("cpu")
+    dist.init_process_group(job["backend"], timeout=timedelta(seconds=job["collective_timeout_s"]))
+    state: dict = {}
+    result = {"rank": rank, "checks": [], "error": None, "device": str(device)}
+    try:
+        if job.get("hang_rank") == rank:
+            _say(rank, "holding back from the next collective (hang drill)")
+            time.sleep(10 * job["collective_timeout_s"])
+        if job["moe"] == "deepep":
+            from vllm_preflight.verify.moe.deepep import make_buffer
+
+            state["buffer"] = make_buffer(dist.new_group(backend="gloo"), ToyConfig(**job["toy"]), world)
+        for step in (protocol_check, lockstep_replay):
+            _say(rank, f"{step.__name__} ...")
+            args_ = (job, rank, world, device, state) if step is protocol_check else (job, rank, device, state)
+            result["checks"].append(step(*args_))
+        gathered = _gather(result, rank, world, device)
+        if rank == 0:
+            with open(args.out, "w") as f:
+                json.dump(gathered, f)
+    except Exception as e:  # noqa: BLE001 - reported to the parent, which decides the exit code
+        result["error"] = f"{type(e).__name__}: {e}"
+        _say(rank, "failed: " + result["error"])
+        traceback.print_exc(limit=3, file=sys.stdout)
+        with open(f"{args.out}.rank{rank}", "w") as f:
+            json.dump(result, f)
+        return 1
+    finally:
+        buffer = state.get("buffer")
+        if buffer is not None:
+            buffer.destroy()
+        if dist.is_initialized():
+            dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""The toy's custom ops, registered in a private namespace under vLLM's op names.
+
+Like vLLM's `direct_register_custom_op`, each op is defined in a FRAGMENT library with a real
+implementation and a fake one (the shapes Dynamo sees); Dynamo records every call as one opaque
+node. The layer behind a call is looked up by name at run time (vLLM's
+`forward_context.no_compile_layers`), so its weights are never graph inputs and the MoE
+implementation behind `moe_forward` can be swapped without tracing again.
+"""
+from __future__ import annotations
+
+import torch
+
+from vllm_preflight.verify.opnames import ATTENTION_OP, KNOWN_SPLIT_OPS, MOE_OP, MOE_SHARED_OP, TOY_NS
+
+# layer_name -> layer object with `attend(q, k, v, out)` or `moe(hidden, logits)`
+LAYERS: dict[str, object] = {}
+
+_ATTENTION_SCHEMA = "(Tensor q, Tensor k, Tensor v, Tensor(a!) output, str layer_name) -> ()"
+_MOE_SCHEMA = "(Tensor hidden_states, Tensor router_logits, str layer_name) -> Tensor"
+_MOE_SHARED_SCHEMA = "(Tensor hidden_states, Tensor router_logits, str layer_name) -> (Tensor, Tensor)"
+_library: torch.library.Library | None = None
+# op name -> its Python implementation, for the sync probe: a dispatch mode sees a custom op as
+# one call, so the probe runs the implementation itself to see what it does inside.
+IMPLEMENTATIONS: dict[str, object] = {}
+
+
+def _attention(q, k, v, output, layer_name):
+    LAYERS[layer_name].attend(q, k, v, output)
+
+
+def _moe(hidden_states, router_logits, layer_name):
+    return LAYERS[layer_name].moe(hidden_states, router_logits)
+
+
+def _moe_fake(hidden_states, router_logits, layer_name):
+    return torch.empty_like(hidden_states)
+
+
+def _moe_shared_fake(hidden_states, router_logits, layer_name):
+    return torch.empty_like(hidden_states), torch.empty_like(hidden_states)
+
+
+def _unused(q, k, v, output, layer_name):  # registered so the name resolves; the toy never calls it
+    raise RuntimeError(f"{TOY_NS} op called for {layer_name}, which the toy does not use")
+
+
+def register() -> None:
+    """Idempotent: define every op once per process."""
+    global _library
+    if _library is not None:
+        return
+    lib = torch.library.Library(TOY_NS, "FRAGMENT")
+    for name in KNOWN_SPLIT_OPS:
+        lib.define(name + _ATTENTION_SCHEMA)
+        lib.impl(name, _attention if name == ATTENTION_OP else _unused, "CompositeExplicitAutograd")
+        torch.library.register_fake(f"{TOY_NS}::{name}", lambda q, k, v, output, layer_name: None, lib=lib)
+    IMPLEMENTATIONS.update({name: _unused for name in KNOWN_SPLIT_OPS})
+    IMPLEMENTATIONS.update({ATTENTION_OP: _attention, MOE_OP: _moe, MOE_SHARED_OP: _moe})
+    lib.define(MOE_OP + _MOE_SCHEMA)
+    lib.impl(MOE_OP, _moe, "CompositeExplicitAutograd")
+    torch.library.register_fake(f"{TOY_NS}::{MOE_OP}", _moe_fake, lib=lib)
+    lib.define(MOE_SHARED_OP + _MOE_SHARED_SCHEMA)
+    lib.impl(MOE_SHARED_OP, _moe, "CompositeExplicitAutograd")
+    torch.library.register_fake(f"{TOY_NS}::{MOE_SHARED_OP}", _moe_shared_fake, lib=lib)
+    _library = lib
+
+
+def toy_op(name: str):
+    register()
+    return getattr(getattr(torch.ops, TOY_NS), name)

@@ -1,0 +1,129 @@
+"""What an opaque op does when it runs: does it read device values on the host, or allocate
+tensors whose sizes depend on the data? Either makes it uncapturable.
+
+Dynamo never traces into a custom op, so the graph alone cannot say whether `moe_forward` is
+safe inside a CUDA graph. The probe runs the traced graph eagerly a few times with different
+inputs, and records every aten call made inside each opaque op: host reads
+(`_local_scalar_dense`, ops tagged data-dependent or dynamic-output-shape, copies to the host),
+and the sequence of output shapes, which must not change with the data for a graph to replay it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+import torch.fx as fx
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from vllm_preflight.verify import ops
+from vllm_preflight.verify.opnames import TOY_NS
+from vllm_preflight.verify.trace import Traced
+
+# Namespaces whose ops Dynamo or the dispatcher look into; everything else is opaque.
+_TRANSPARENT = {"aten", "prims", "_c10d_functional", "c10d_functional", "_dynamo", "higher_order"}
+_HOST_READS = {"aten._local_scalar_dense", "aten.item", "aten.nonzero", "aten.unique", "aten.bincount",
+               "aten.masked_select", "aten._assert_scalar", "aten.equal", "aten.is_nonzero"}
+
+
+def op_namespace(target) -> str | None:
+    if isinstance(target, torch._ops.OpOverload):
+        return target.namespace
+    if isinstance(target, torch._ops.OpOverloadPacket):
+        return target._qualified_op_name.split("::", 1)[0]
+    return None
+
+
+def is_opaque(target) -> bool:
+    ns = op_namespace(target)
+    return ns is not None and ns not in _TRANSPARENT
+
+
+def _tagged_data_dependent(func) -> bool:
+    tags = getattr(func, "tags", ()) or ()
+    wanted = [getattr(torch.Tag, t, None) for t in ("dynamic_output_shape", "data_dependent_output")]
+    return any(t is not None and t in tags for t in wanted)
+
+
+@dataclass
+class OpBehaviour:
+    host_reads: dict[str, int] = field(default_factory=dict)
+    shape_traces: list[tuple] = field(default_factory=list)
+
+    @property
+    def data_dependent_shapes(self) -> bool:
+        return len({t for t in self.shape_traces}) > 1
+
+    @property
+    def unsafe(self) -> bool:
+        return bool(self.host_reads) or self.data_dependent_shapes
+
+    def summary(self) -> str:
+        parts = []
+        if self.host_reads:
+            parts.append("host reads " + ", ".join(f"{k} x{v}" for k, v in sorted(self.host_reads.items())))
+        if self.data_dependent_shapes:
+            parts.append("tensor sizes change with the data")
+        return "; ".join(parts) or "no host reads, static shapes"
+
+
+class _Recorder(TorchDispatchMode):
+    def __init__(self, behaviour: OpBehaviour, record_shapes: bool):
+        super().__init__()
+        self.b = behaviour
+        self.record_shapes = record_shapes
+        self.shapes: list = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        name = str(func.overloadpacket) if hasattr(func, "overloadpacket") else str(func)
+        if name in _HOST_READS or _tagged_data_dependent(func) or self._to_host(func, args, kwargs, out):
+            self.b.host_reads[name] = self.b.host_reads.get(name, 0) + 1
+        if self.record_shapes:
+            outs = out if isinstance(out, (tuple, list)) else (out,)
+            self.shapes.append((name, tuple(tuple(o.shape) for o in outs if isinstance(o, torch.Tensor))))
+        return out
+
+    @staticmethod
+    def _to_host(func, args, kwargs, out) -> bool:
+        if not isinstance(out, torch.Tensor) or out.device.type != "cpu":
+            return False
+        return any(isinstance(a, torch.Tensor) and a.device.type != "cpu" for a in args)
+
+
+class _ProbeInterpreter(fx.Interpreter):
+    def __init__(self, gm, results: dict[str, OpBehaviour], record_shapes: bool):
+        super().__init__(gm)
+        self.results = results
+        self.record_shapes = record_shapes
+
+    def run_node(self, n: fx.Node):
+        impl = implementation(n.target) if n.op == "call_function" else None
+        if impl is None:
+            return super().run_node(n)
+        args, kwargs = self.fetch_args_kwargs_from_env(n)
+        b = self.results.setdefault(n.name, OpBehaviour())
+        with _Recorder(b, self.record_shapes) as rec:
+            out = impl(*args, **kwargs)
+        if self.record_shapes:
+            b.shape_traces.append(tuple(rec.shapes))
+        return out
+
+
+def implementation(target):
+    """The Python implementation behind an opaque op, where we know it (the toy's ops)."""
+    if not is_opaque(target):
+        return None
+    qualified = (target._qualified_op_name if isinstance(target, torch._ops.OpOverloadPacket)
+                 else target._schema.name)
+    ns, _, name = qualified.partition("::")
+    return ops.IMPLEMENTATIONS.get(name) if ns == TOY_NS else None
+
+
+def probe(traced: Traced, model_inputs: list[torch.Tensor]) -> dict[str, OpBehaviour]:
+    """Run the whole graph once per input (all the same size); the first run is a warm-up
+    (lazy allocations), the others are compared."""
+    results: dict[str, OpBehaviour] = {}
+    with torch.no_grad():
+        for i, x in enumerate(model_inputs):
+            _ProbeInterpreter(traced.gm, results, record_shapes=i > 0).run(*traced.args_for(x))
+    return results

@@ -1,0 +1,203 @@
+"""Capture once, replay many times: the driver shared by the CPU replay emulation and real CUDA
+graphs, plus the CPU stand-in for a graph.
+
+vLLM's CUDAGraphWrapper reads the batch descriptor (the padded token count) from the forward
+context, captures a key it has not seen, and afterwards replays it and returns the stored output;
+it never copies a piece's inputs. `EmulatedGraph` reproduces that contract on CPU: at "capture" it
+keeps the very input tensors and their addresses; at "replay" it recomputes from the capture-time
+tensors (what a graph reads: the memory at the captured addresses), copies the result into the
+stored outputs, and logs every input whose address moved. A MoE op that hands back fresh memory
+therefore shows up twice: as an address mismatch and as a stale, wrong result.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch.utils._pytree import tree_leaves
+
+from vllm_preflight.verify.compare import CLOSE, EXACT, Comparison, compare
+from vllm_preflight.verify.plan import pad_to
+from vllm_preflight.verify.split import SplitGraph, run_split
+
+
+@dataclass
+class Runtime:
+    """The forward context: what the wrappers should do now, and for which padded size."""
+
+    mode: str = "eager"  # eager | capture | replay
+    size: int = 0
+
+
+@dataclass
+class AddressLog:
+    checks: int = 0
+    mismatches: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    def record(self, unit: str, size: int, before: list[int], now: list[int]) -> None:
+        self.checks += len(before)
+        if len(before) != len(now):
+            self.mismatches += 1
+            self._example(f"{unit}@{size}: {len(now)} tensor inputs, captured with {len(before)}")
+            return
+        for i, (a, b) in enumerate(zip(before, now)):
+            if a != b:
+                self.mismatches += 1
+                self._example(f"{unit}@{size}: input {i} moved")
+
+    def _example(self, text: str) -> None:
+        if len(self.examples) < 5:
+            self.examples.append(text)
+
+
+def tensor_leaves(args) -> list[torch.Tensor]:
+    """Tensors inside the arguments, tuples flattened (vLLM's own check skips tuple args)."""
+    return [a for a in tree_leaves(list(args)) if isinstance(a, torch.Tensor)]
+
+
+def addresses(args) -> list[int]:
+    return [t.data_ptr() for t in tensor_leaves(args)]
+
+
+class EmulatedGraph:
+    """CPU stand-in for one captured unit's graphs, one per padded size."""
+
+    def __init__(self, name: str, runnable, runtime: Runtime, log: AddressLog):
+        self.name, self.runnable, self.runtime, self.log = name, runnable, runtime, log
+        self.entries: dict[int, tuple] = {}
+
+    def __call__(self, *args):
+        mode, size = self.runtime.mode, self.runtime.size
+        if mode == "eager":
+            return self.runnable(*args)
+        if mode == "capture" or size not in self.entries:
+            out = self.runnable(*args)
+            self.entries[size] = (args, addresses(args), out)  # strong refs, as a graph pins its memory
+            return out
+        captured_args, captured_ptrs, out = self.entries[size]
+        self.log.record(self.name, size, captured_ptrs, addresses(args))
+        fresh = self.runnable(*captured_args)
+        for static, new in zip(tree_leaves(out), tree_leaves(fresh)):
+            if isinstance(static, torch.Tensor):
+                static.copy_(new)
+        return out
+
+
+class GraphRunner:
+    """One graph kind with its captured units wrapped: the piecewise pieces, or one FULL graph
+    around the whole forward."""
+
+    def __init__(self, graph: str, sg: SplitGraph, make_wrapper, log: AddressLog):
+        self.graph, self.sg, self.runtime = graph, sg, Runtime()
+        if graph == "piecewise":
+            self.wrappers = {p.name: make_wrapper(p.name, getattr(sg.split_gm, p.name), self.runtime, log)
+                             for p in sg.captured}
+        else:
+            self.full = make_wrapper("full graph", sg.traced.gm, self.runtime, log)
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        if self.graph == "piecewise":
+            return run_split(self.sg, x, self.wrappers)
+        with torch.no_grad():
+            out = self.full(*self.sg.traced.args_for(x))
+        return out[0] if isinstance(out, (tuple, list)) else out
+
+    def set(self, mode: str, size: int = 0) -> None:
+        self.runtime.mode, self.runtime.size = mode, size
+
+
+@dataclass
+class Tally:
+    """Comparisons of one kind: how many, the worst one, and the first few that fell short."""
+
+    wanted: str
+    comparisons: int = 0
+    worst: Comparison | None = None
+    failures: list[str] = field(default_factory=list)
+
+    def note(self, what: str, got: Comparison) -> None:
+        self.comparisons += 1
+        if self.worst is None or not got.at_least(self.worst.level) or (
+                got.level == self.worst.level and got.max_abs > self.worst.max_abs):
+            self.worst = got
+        if not got.at_least(self.wanted) and len(self.failures) < 5:
+            self.failures.append(f"{what}: {got.level} (max abs {got.max_abs:.3g}"
+                                 + (f"; {got.reason})" if got.reason else ")"))
+
+    @property
+    def ok(self) -> bool:
+        return self.comparisons > 0 and not self.failures
+
+    @property
+    def level(self) -> str:
+        return self.worst.level if self.worst else "none"
+
+    @property
+    def max_abs(self) -> float:
+        return self.worst.max_abs if self.worst else 0.0
+
+    def metrics(self) -> dict:
+        return {"comparisons": self.comparisons, "worst_level": self.level, "max_abs": self.max_abs}
+
+
+@dataclass
+class ReplayResult:
+    replay: Tally = field(default_factory=lambda: Tally(EXACT))             # capture sizes vs eager
+    padded: Tally = field(default_factory=lambda: Tally(EXACT))             # vs eager on the padded batch
+    unpadded: Tally = field(default_factory=lambda: Tally(CLOSE))           # first n rows vs eager unpadded
+
+
+def capture_and_replay(model, runner: GraphRunner, sizes: list[int], padded: list[int], *,
+                       replays: int, device="cpu", seed: int = 1000, before_capture=None) -> ReplayResult:
+    """Warm up, capture every size (largest first, as vLLM does), then replay each size and each
+    padded batch with new data copied into the static input buffer, against eager on the same data."""
+    res = ReplayResult()
+    top = max(sizes)
+    static_in = torch.zeros(top, model.cfg.hidden, dtype=model.dtype, device=device)
+    with torch.no_grad():
+        runner.set("eager")
+        for s in [top] + sorted(sizes):  # warm-up: buffers, lazy handles
+            static_in[:s].copy_(model.inputs(s, seed - s, device))
+            runner(static_in[:s])
+        if before_capture is not None:
+            before_capture()
+        for s in sorted(sizes, reverse=True):
+            static_in[:s].copy_(model.inputs(s, seed + s, device))
+            runner.set("capture", s)
+            runner(static_in[:s])  # capture-pass outputs are never compared
+        step = 0
+        for _ in range(replays):
+            for s in sizes:
+                step += 1
+                x = model.inputs(s, seed + 7919 * step, device)
+                static_in[:s].copy_(x)
+                runner.set("replay", s)
+                got = runner(static_in[:s]).clone()  # it lives in the graph's memory
+                runner.set("eager")
+                res.replay.note(f"size {s}", compare(got, model(x)))
+        for n in padded:
+            p = pad_to(n, sizes)
+            if p is None:
+                continue
+            step += 1
+            x = model.inputs(n, seed + 7919 * step, device)
+            static_in[:n].copy_(x)
+            static_in[n:p].zero_()
+            padded_x = static_in[:p].clone()
+            runner.set("replay", p)
+            got = runner(static_in[:p]).clone()
+            runner.set("eager")
+            res.padded.note(f"{n} padded to {p}", compare(got, model(padded_x)))
+            res.unpadded.note(f"{n} padded to {p}, first {n} rows", compare(got[:n], model(x)))
+    return res
+
+
+def split_matches_eager(model, sg: SplitGraph, sizes: list[int], device="cpu", seed: int = 500) -> Tally:
+    """A1: the split pieces, all run eagerly in order, against the model itself: bitwise."""
+    tally = Tally(EXACT)
+    for s in sizes:
+        x = model.inputs(s, seed + s, device)
+        with torch.no_grad():
+            tally.note(f"size {s}", compare(run_split(sg, x), model(x)))
+    return tally
