@@ -1,7 +1,10 @@
 """Turn facts dumped from real releases (tools/extract_release_facts.py) into the
 package's release data: src/vllm_preflight/releases/data/{options,facts}.json.
 
-    python tools/build_release_data.py FACTS_DIR
+    python tools/build_release_data.py FACTS_DIR [SOURCES_DIR]
+
+SOURCES_DIR holds each release's unpacked .py files (SOURCES_DIR/VERSION/vllm/...), read for
+the PassConfig field order and the VLLM_* environment variables the release knows.
 
 Options are stored per release as changes against the release before it (most
 releases add or drop a handful of flags), so the file stays small and a reader can see
@@ -10,6 +13,7 @@ what each release changed.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -19,7 +23,8 @@ OUT = ROOT / "src" / "vllm_preflight" / "releases" / "data"
 KIND = {"_StoreAction": "store", "_StoreTrueAction": "store_true", "_StoreFalseAction": "store_false",
         "BooleanOptionalAction": "boolopt", "_StoreConstAction": "store_const",
         "_AppendAction": "append", "_HelpAction": "help", "_VersionAction": "help",
-        "_CountAction": "count", "LoRAParserAction": "store"}
+        "_CountAction": "count", "LoRAParserAction": "store", "EnableDisableAction": "boolopt",
+        "DeprecatedLogConfigFileAction": "store"}
 
 
 def converter(action: dict) -> str:
@@ -53,18 +58,51 @@ def option_rows(facts: dict) -> dict[str, list]:
         if not a["opts"]:
             continue
         key = a["opts"][0]
-        rows[key] = [a["opts"], a["dest"], a["nargs"], KIND.get(a["kind"], "store"), converter(a),
-                     a["choices"], a["const"], bool(a.get("deprecated"))]
+        kind = KIND.get(a["kind"], "store")
+        const = a["const"]
+        if kind == "boolopt":
+            # the option strings that set False: --no-x, and --disable-x paired with --enable-x
+            canonical = a["opts"][0]
+            inverse = {"--enable-": "--disable-", "--disable-": "--enable-"}
+            negatives = [o for o in a["opts"] if o.startswith("--no-")]
+            for prefix, inv in inverse.items():
+                if a["kind"] == "EnableDisableAction" and canonical.startswith(prefix):
+                    negatives += [o for o in a["opts"] if o.startswith(inv)]
+            const = sorted(set(negatives))
+        rows[key] = [a["opts"], a["dest"], a["nargs"], kind, converter(a),
+                     a["choices"], const, bool(a.get("deprecated"))]
     return rows
+
+
+def source_facts(src_root: Path | None, version: str) -> dict:
+    """Facts read from a release's own source files (optional): the declaration order of
+    PassConfig fields and the VLLM_* environment variables the release knows."""
+    out: dict = {}
+    if src_root is None:
+        return out
+    comp = src_root / version / "vllm" / "config" / "compilation.py"
+    if comp.exists():
+        text = comp.read_text()
+        start = text.find("\nclass PassConfig")
+        end = text.find("\nclass ", start + 1)
+        body = text[start:end]
+        out["pass_config_order"] = re.findall(r"^    (\w+): [^=\n]+(?:=|$)", body, re.M)
+    envs = src_root / version / "vllm" / "envs.py"
+    if envs.exists():
+        text = envs.read_text()
+        start = text.find("environment_variables: dict")
+        out["env_vars"] = sorted(set(re.findall(r'^    "(VLLM_\w+)":', text[start:], re.M)))
+    return out
 
 
 def main() -> None:
     facts_dir = Path(sys.argv[1])
+    src_root = Path(sys.argv[2]) if len(sys.argv) > 2 else None
     facts = {}
     for p in facts_dir.glob("*.json"):
         facts[p.stem] = json.loads(p.read_text())
     versions = sorted(facts, key=lambda v: tuple(int(x) for x in v.split(".")))
-    options_out, facts_out = {}, {}
+    options_out, facts_out, env_vars = {}, {}, {}
     prev: dict | None = None
     for v in versions:
         rows = option_rows(facts[v])
@@ -76,7 +114,12 @@ def main() -> None:
                               "drop": sorted(k for k in prev if k not in rows)}
         prev = rows
         f = facts[v]
+        extra = source_facts(src_root, v)
+        order = [n for n in extra.get("pass_config_order", []) if n in f["pass_config_fields"]]
+        order += [n for n in f["pass_config_fields"] if n not in order]
+        env_vars[v] = extra.get("env_vars")
         facts_out[v] = {
+            "pass_config_order": order,
             "attention_ops": f["attention_ops"],
             "pass_config_fields": f["pass_config_fields"],
             "compilation_fields": sorted(f["compilation_fields"]),
@@ -92,6 +135,20 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "options.json").write_text(json.dumps(options_out, separators=(",", ":"), sort_keys=True))
     (OUT / "facts.json").write_text(json.dumps(facts_out, indent=1, sort_keys=True))
+    # known VLLM_* variables, as changes against the release before (read only when a
+    # deployment sets VLLM_* variables)
+    env_out, prev_env = {}, None
+    for v in versions:
+        names = env_vars[v]
+        if names is None:
+            continue
+        if prev_env is None:
+            env_out[v] = {"base": names}
+        else:
+            env_out[v] = {"from": prev_v, "add": sorted(set(names) - set(prev_env)),
+                          "drop": sorted(set(prev_env) - set(names))}
+        prev_env, prev_v = names, v
+    (OUT / "env_vars.json").write_text(json.dumps(env_out, separators=(",", ":"), sort_keys=True))
     print(f"{len(versions)} releases: {', '.join(versions)}")
 
 

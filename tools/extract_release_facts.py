@@ -81,7 +81,9 @@ def main() -> None:
     import vllm
     from vllm.config import compilation as comp
     from vllm.config.parallel import ParallelConfig
-    from vllm.entrypoints.openai.cli_args import make_arg_parser
+    # the parser `vllm serve` builds: take make_arg_parser from where the serve command does
+    from vllm.entrypoints.cli import serve as serve_cmd
+    make_arg_parser = serve_cmd.make_arg_parser
 
     try:
         from vllm.utils.argparse_utils import FlexibleArgumentParser

@@ -44,35 +44,113 @@ def split_assume(assume: list[tuple[str, str]]) -> tuple[dict[str, str], dict[st
     return model, variables
 
 
-def load_inputs(paths: list[str], command: list[str] | None, variables: dict[str, str]
-                ) -> tuple[list[Deployment], list[InputError]]:
-    from vllm_preflight.load import deployment_from_words, load_path
+def load_inputs(paths: list[str], command: list[str] | None, variables: dict[str, str],
+                input_format: str | None = None) -> tuple[list[Deployment], list[InputError]]:
+    """Every deployment in the files and folders (and the `--` command), and the inputs that
+    could not be read. `variables` pin shell/Kubernetes variables (`--assume NAME=VALUE`)."""
+    from vllm_preflight.load import deployment_from_words, load_paths
 
-    deployments: list[Deployment] = []
-    errors: list[InputError] = []
-    for p in paths:
-        try:
-            deployments.extend(load_path(p))
-        except InputFailure as e:
-            errors.append(e.error)
+    deployments, errors = load_paths(list(paths), input_format=input_format, variables=variables)
     if command:
         deployments.append(deployment_from_words(command))
     return deployments, errors
 
 
-def check_inputs(paths: list[str], *, command: list[str] | None = None,
-                 vllm_version: str | None = None, target: str = "release", gpu: str = "H200",
-                 env: list[tuple[str, str]] = (), assume: list[tuple[str, str]] = ()) -> Report:
-    from vllm_preflight.gpus import get_gpu
-    from vllm_preflight.resolve import resolve
+def _nearest_supported(version: str) -> str:
+    """The supported release closest to an unsupported one (same minor first, else by order)."""
+    from vllm_preflight.releases import version_key
 
-    name = target_name(vllm_version, target)
-    hw = get_gpu(gpu)
+    try:
+        key = version_key(version)[:3]
+    except ValueError:
+        return NEWEST
+    same_minor = [v for v in SUPPORTED if version_key(v)[:2] == key[:2]]
+    if same_minor:
+        below = [v for v in same_minor if version_key(v) <= key]
+        return max(below, key=version_key) if below else min(same_minor, key=version_key)
+    if key < version_key(SUPPORTED[0]):
+        return SUPPORTED[0]
+    below = [v for v in SUPPORTED if version_key(v) <= key]
+    return max(below, key=version_key) if below else NEWEST
+
+
+def choose_release(d: Deployment, vllm_version: str | None, target: str):
+    """(release key, assumptions, findings): --vllm-version, else the deployment's image tag
+    (nearest supported release if the tag names one the tool does not model), else the newest."""
+    from vllm_preflight.findings import Finding
+    from vllm_preflight.model import Assumption
+
+    hint = d.vllm_version.removeprefix("v") if d.vllm_version else None
+    what = getattr(d, "version_source", None) or "the deployment"
+    where = getattr(d, "version_location", None) or d.location
+    if target == PR29558:
+        findings = [Finding("VP104", f"{what} names vLLM {hint}; checked the PR #29558 design on its base, "
+                                     f"vLLM {PR29558_BASE}", where)] if hint else []
+        return PR29558, [], findings
+    if vllm_version:
+        name = target_name(vllm_version, target)
+        findings = [Finding("VP104", f"checked vLLM {name} (--vllm-version); {what} names vLLM {hint}", where)] \
+            if hint and hint != name else []
+        return name, [], findings
+    if hint:
+        if hint in SUPPORTED:
+            return hint, [Assumption("vllm_version", hint, what)], []
+        name = _nearest_supported(hint)
+        why = (f"{what} names vLLM {hint}, which vllm-preflight does not model "
+               f"(it models {SUPPORTED[0]} to {SUPPORTED[-1]}); resolved as {name}, the nearest supported release")
+        return name, [Assumption("vllm_version", name, why)], [Finding("VP105", why, where)]
+    return NEWEST, [Assumption("vllm_version", NEWEST, "no --vllm-version and no vLLM version in an image tag: "
+                                                       "the newest supported release")], []
+
+
+def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: str = "release",
+                     gpu: str | None = None, env: list[tuple[str, str]] = (),
+                     model_assume: dict[str, str] | None = None) -> Resolution:
+    """Resolve one loaded deployment: pick its release, render and validate its words (findings
+    at their lines), resolve, and say what depends on values the input leaves open."""
+    from vllm_preflight.findings import unique
+    from vllm_preflight.gpus import DEFAULT_GPU, get_gpu
+    from vllm_preflight.load.bind import bind, depends
+    from vllm_preflight.releases import get_release
+    from vllm_preflight.resolve import resolve
+    from vllm_preflight.schema.validate import validate_bound
+
+    name, version_assumptions, findings = choose_release(d, vllm_version, target)
+    release = get_release(name)
+    hw = get_gpu(gpu or getattr(d, "gpu", None) or DEFAULT_GPU)
+    facts = dict(getattr(d, "model_facts", ()) or ())
+    facts.update(model_assume or {})
+    bound = bind(d, release)
+    findings = list(getattr(d, "findings", ())) + findings + bound.findings + validate_bound(bound, release)
+
+    def run(dep: Deployment) -> Resolution:
+        return resolve(dep, name, gpu=hw, extra_env=list(env), model_assume=facts)
+
+    result = run(bound.deployment)
+    result.assumptions[:0] = version_assumptions
+    depends_on, depend_findings = depends(bound, result, run)
+    result.extra["location"] = d.location.to_json() if d.location else None
+    result.extra["findings"] = [f.to_json() for f in unique(findings + depend_findings)]
+    result.extra["depends_on"] = depends_on
+    return result
+
+
+def check_inputs(paths: list[str], *, command: list[str] | None = None,
+                 vllm_version: str | None = None, target: str = "release", gpu: str | None = None,
+                 env: list[tuple[str, str]] = (), assume: list[tuple[str, str]] = (),
+                 input_format: str | None = None) -> Report:
+    """`gpu` None means: the deployment file's GPU, else H200."""
+    from vllm_preflight.gpus import get_gpu
+
+    target_name(vllm_version, target)  # a bad --vllm-version is a usage error before anything is read
+    if gpu:
+        get_gpu(gpu)
     model_assume, variables = split_assume(list(assume))
     if not paths and not command:
         raise UsageProblem("nothing to check: give FILE... or -- vllm serve MODEL ...")
-    deployments, errors = load_inputs(paths, command, variables)
+    deployments, errors = load_inputs(paths, command, variables, input_format)
     report = Report(errors=errors)
     for d in deployments:
-        report.results.append(resolve(d, name, gpu=hw, extra_env=list(env), model_assume=model_assume))
+        report.results.append(check_deployment(d, vllm_version=vllm_version, target=target, gpu=gpu,
+                                               env=list(env), model_assume=model_assume))
     return report

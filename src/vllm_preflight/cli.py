@@ -73,17 +73,21 @@ class _CommandAfterDashes(click.Command):
 @click.option("--target", type=click.Choice(["release", "pr29558"]), default="release", show_default=True,
               help="`pr29558`: the unreleased PR #29558 design (MoE ops split out of piecewise "
                    "CUDA graphs for DeepEP high-throughput with DP>1), on its base vLLM 0.12.0.")
-@click.option("--gpu", default="H200", show_default=True, metavar="GPU",
-              help="GPU the deployment runs on: H100, H200, B200, GB200, A100.")
+@click.option("--gpu", default=None, metavar="GPU",
+              help="GPU the deployment runs on: H100, H200, B200, GB200, A100 "
+                   "(default: a deployment file's `gpu`, else H200).")
 @click.option("--env", "env", multiple=True, metavar="K=V",
               help="Environment variable of the deployment (wins over leading K=V words).")
 @click.option("--assume", "assume", multiple=True, metavar="K=V",
               help="Pin a fact, e.g. model.is_moe=true (model facts) or a shell variable.")
+@click.option("--input-format", "input_format", default="auto", show_default=True,
+              type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight"]),
+              help="Read every FILE as this format instead of detecting it from the content.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.argument("inputs", nargs=-1, type=click.Path())
-def check(vllm_version, target, gpu, env, assume, fmt, inputs) -> None:
-    """Resolve deployments: FILE... (each holding a `vllm serve` command as a shell reads
-    it), or `-- vllm serve MODEL ...` for one command line."""
+def check(vllm_version, target, gpu, env, assume, input_format, fmt, inputs) -> None:
+    """Resolve deployments: FILEs and folders (shell scripts, vLLM --config YAML, Kubernetes
+    manifests, *.preflight.yaml; every vLLM server in them), or `-- vllm serve MODEL ...`."""
     from vllm_preflight.api import check_inputs
     from vllm_preflight.errors import UsageProblem
 
@@ -91,7 +95,7 @@ def check(vllm_version, target, gpu, env, assume, fmt, inputs) -> None:
         command = click.get_current_context().meta.get("command_words")
         report = check_inputs(list(inputs), command=command, vllm_version=vllm_version,
                               target=target, gpu=gpu, env=_pairs(env, "--env"),
-                              assume=_pairs(assume, "--assume"))
+                              assume=_pairs(assume, "--assume"), input_format=input_format)
     except UsageProblem as e:
         raise click.UsageError(str(e)) from None
     for err in report.errors:

@@ -55,7 +55,7 @@ class Deployment:
         return dict(self.env)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Event:
     """One change the resolver made to a setting, and why.
 

@@ -103,28 +103,33 @@ def load_vllm_config(docs, variables=None) -> list[Deployment]:
 
 def load_source(source, fmt: str, variables: dict[str, str] | None = None, *, depth: int = 0,
                 input_format: str | None = None) -> list[Deployment]:
+    return _load_source(source, fmt, variables, depth=depth, input_format=input_format)[0]
+
+
+def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, depth: int = 0,
+                 input_format: str | None = None) -> tuple[list[Deployment], str]:
     from vllm_preflight.load import kubernetes, preflight_file, shell_file
     from vllm_preflight.load.source import fail
 
     if fmt == "shell":
-        return shell_file.load(source, variables)
+        return shell_file.load(source, variables), fmt
     if fmt == "markdown":
-        return shell_file.load_markdown(source, variables)
+        return shell_file.load_markdown(source, variables), fmt
     docs = _parse_yaml(source)
     if fmt == "yaml":
-        fmt = _classify_yaml(source.path, docs) or ""
-        if not fmt:
+        fmt = _classify_yaml(source.path, docs) or "yaml"
+        if fmt == "yaml":
             if not any(d.data is not None for d in docs):
                 fail(source.path, "no YAML documents")
-            return []
+            return [], fmt
     if fmt == "kubernetes":
-        return kubernetes.load_docs(docs, variables)
+        return kubernetes.load_docs(docs, variables), fmt
     if fmt == "preflight":
-        return preflight_file.load(docs, variables, depth=depth, input_format=input_format)
+        return preflight_file.load(docs, variables, depth=depth, input_format=input_format), fmt
     if fmt == "vllm-config":
-        return load_vllm_config(docs, variables)
+        return load_vllm_config(docs, variables), fmt
     fail(source.path, f"unknown input format {fmt!r}")
-    return []
+    return [], fmt
 
 
 def load_file(path: str, variables: dict[str, str] | None = None, *, input_format: str | None = None,
@@ -137,7 +142,7 @@ def load_file(path: str, variables: dict[str, str] | None = None, *, input_forma
     fmt = input_format if input_format and input_format != "auto" else detect_format(source)
     if walking and fmt in ("shell", "markdown") and "vllm" not in source.text.lower():
         return []
-    found = load_source(source, fmt, variables, depth=depth, input_format=input_format)
+    found, fmt = _load_source(source, fmt, variables, depth=depth, input_format=input_format)
     if not found and not walking:
         what = {"yaml": "YAML that is neither a Kubernetes manifest, a vLLM --config file nor a deployment file",
                 "shell": "no `vllm serve` (or api_server) command", "markdown": "no `vllm serve` command in its "

@@ -118,7 +118,8 @@ def _preset_server(doc: YamlDoc, cpath: tuple, container: dict, *, source: str, 
             words.append(TWord((Sym("arith", f"(LWS_WORKER_INDEX*{local})", f"$((LWS_WORKER_INDEX*{local}))",
                                     expr, loc=here),), here))
             words.append(w("--headless"))
-    sh = Shell(pins=variables, env={k: v for k, v in env.items() if v is not None})
+    sh = Shell(pins=variables, env={k: v for k, v in env.items() if v is not None},
+               runtime={k: k8s.RUNTIME_VARS.get(k, "set from valueFrom when the pod runs") for k, v in env.items() if v is None})
     extra = env.get(ADDITIONAL_ARGS)
     if extra:
         origin = RelexOrigin(extra, doc.location(cpath))

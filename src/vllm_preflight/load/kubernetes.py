@@ -20,17 +20,21 @@ import re
 from typing import Any
 
 from vllm_preflight.findings import Finding
-from vllm_preflight.load.loaded import LoadedDeployment
+from vllm_preflight.load.loaded import RESOLUTION_ENV, LoadedDeployment
 from vllm_preflight.load.server import build
-from vllm_preflight.load.shell import ScriptError, Shell, TWord, image_version, is_vllm_image
+from vllm_preflight.load.shell import ScriptError, Shell, TWord, image_entrypoint, image_version, is_vllm_image
 from vllm_preflight.load.source import fail
 from vllm_preflight.load.symbols import Lit, Sym, Text, lit
 from vllm_preflight.load.yaml_marks import ScalarText, YamlDoc
 from vllm_preflight.model import Assumption
 
 _REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
-RELEVANT_ENV = re.compile(r"^(VLLM_|TORCH_COMPILE|TORCHINDUCTOR_)")
 MAX_SEARCH_DEPTH = 12
+RUNTIME_VARS = {
+    "LWS_WORKER_INDEX": "set by the LeaderWorkerSet controller when the pod runs (0 on the leader, 1..size-1 on workers)",
+    "LWS_LEADER_ADDRESS": "set by the LeaderWorkerSet controller when the pod runs",
+    "LWS_GROUP_SIZE": "set by the LeaderWorkerSet controller when the pod runs",
+}
 
 
 def is_manifest(data: Any) -> bool:
@@ -169,7 +173,9 @@ def container_env(doc: YamlDoc, cpath: tuple, container: dict, env: dict[str, Te
             continue
         ref = ef.get("configMapRef") or {}
         prefix = str(ef.get("prefix") or "")
-        values = configmaps.all(str(ref.get("name", ""))) if isinstance(ref, dict) and ref else None
+        if not isinstance(ref, dict) or not ref:
+            continue  # secrets: tokens and credentials, never vLLM settings worth a word
+        values = configmaps.all(str(ref.get("name", "")))
         if values is not None:
             for name, v in values.items():
                 env[prefix + name] = v
@@ -189,7 +195,7 @@ def container_env(doc: YamlDoc, cpath: tuple, container: dict, env: dict[str, Te
             ref = e["valueFrom"].get("configMapKeyRef")
             v = configmaps.value(str(ref.get("name", "")), str(ref.get("key", ""))) if isinstance(ref, dict) else None
             env[name] = v
-            if v is None and RELEVANT_ENV.match(name):
+            if v is None and name in RESOLUTION_ENV:
                 findings.append(Finding("VP112", f"{name} comes from valueFrom, which the file does not hold; "
                                                  f"it is treated as unset", doc.location(epath)))
         else:
@@ -219,9 +225,12 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
     if not command:
         if not args or not image or not is_vllm_image(image):
             return []
-        words = [TWord(lit("vllm"), image_loc), TWord(lit("serve"), image_loc)] + words
+        head, note = image_entrypoint(words, image_loc)
+        words = head + words
+        assumptions = list(assumptions) + [note]
     known_env = {k: v for k, v in env.items() if v is not None}
-    sh = Shell(pins=variables, env=known_env)
+    runtime = {k: RUNTIME_VARS.get(k, "set from valueFrom when the pod runs") for k, v in env.items() if v is None}
+    sh = Shell(pins=variables, env=known_env, runtime=runtime)
     try:
         sh.exec_words(words, [], doc.location(cpath))
     except ScriptError as e:

@@ -11,6 +11,13 @@ from dataclasses import dataclass
 
 from vllm_preflight.model import Deployment, Location
 
+# Environment variables that change vLLM's config-time resolution (vllm-resolution.md §8);
+# an unknown value for one of these is worth a finding, for others it is not.
+RESOLUTION_ENV = frozenset({
+    "VLLM_ALL2ALL_BACKEND", "TORCH_COMPILE_DISABLE", "VLLM_BATCH_INVARIANT", "VLLM_USE_BREAKABLE_CUDAGRAPH",
+    "VLLM_USE_V1", "VLLM_USE_V2_MODEL_RUNNER", "VLLM_ATTENTION_BACKEND", "VLLM_FLASH_ATTN_VERSION",
+})
+
 
 @dataclass(frozen=True)
 class LoadedDeployment(Deployment):

@@ -20,7 +20,7 @@ from dataclasses import replace
 from vllm_preflight.errors import InputError, InputFailure
 from vllm_preflight.load.loaded import LoadedDeployment
 from vllm_preflight.load.server import build
-from vllm_preflight.load.shell import ScriptError, Shell, TWord, image_version, is_vllm_image, program_prefix
+from vllm_preflight.load.shell import ScriptError, Shell, TWord, image_entrypoint, image_version, is_vllm_image, program_prefix
 from vllm_preflight.load.source import fail
 from vllm_preflight.load.symbols import lit
 from vllm_preflight.load.yaml_marks import YamlDoc
@@ -60,7 +60,7 @@ def validate(doc: YamlDoc) -> None:
     for err in sorted(validator.iter_errors(doc.data), key=lambda e: [str(p) for p in e.absolute_path]):
         path = tuple(err.absolute_path)
         where = ".".join(map(str, path)) or "(top level)"
-        loc = doc.location(path, key=True)
+        loc = doc.location(path)
         if err.validator == "additionalProperties":
             allowed = sorted(err.schema.get("properties", {}))
             extra = [k for k in (err.instance or {}) if k not in allowed]
@@ -113,7 +113,8 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
             fail(path, "`from` chain is too deep (a loop?)", *_place(doc, ("from",)))
         from vllm_preflight.load import load_file
 
-        target = os.path.join(base, str(data["from"])) if not os.path.isabs(str(data["from"])) else str(data["from"])
+        frm = str(data["from"])
+        target = frm if os.path.isabs(frm) else os.path.normpath(os.path.join(os.path.dirname(path), frm))
         try:
             inner = load_file(target, pins, depth=depth + 1, input_format=input_format)
         except InputFailure as e:
@@ -145,8 +146,9 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
                      for k, a in enumerate(data["args"])]
             image = str(data.get("image") or "")
             if program_prefix([str(a) for a in data["args"]]) is None and is_vllm_image(image):
-                here = doc.location(("image",))
-                words = [TWord(lit("vllm"), here), TWord(lit("serve"), here)] + words  # the image's entrypoint
+                head, note = image_entrypoint(words, doc.location(("image",)))
+                words = head + words
+                sh.assumptions.append(note)
             sh.exec_words(words, [], doc.location(("args",)))
     except ScriptError as e:
         fail(path, f"shell syntax error: {e.message}", e.loc.line if e.loc else None, e.loc.column if e.loc else None)

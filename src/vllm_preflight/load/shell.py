@@ -96,10 +96,16 @@ class RelexOrigin:
         self.flat = "".join(flat)
 
     def location(self, offset: int) -> Location | None:
+        end_piece = None
         for a, b, piece in self.pieces:
-            if a <= offset < b or (offset == b and b > a):
+            if a <= offset < b:
                 loc = piece.location(offset - a)
                 return loc if loc is not None else self.fallback
+            if offset == b and b > a:
+                end_piece = (a, piece)
+        if end_piece is not None:
+            loc = end_piece[1].location(offset - end_piece[0])
+            return loc if loc is not None else self.fallback
         return self.fallback
 
 
@@ -137,8 +143,10 @@ class Shell:
 
     def __init__(self, *, pins: dict[str, str] | None = None, env: dict[str, Text] | None = None,
                  positional: list[Text] | None = None, arg0: Text = (), depth: int = 0,
-                 results: "Shell | None" = None):
+                 results: "Shell | None" = None, runtime: dict[str, str] | None = None):
         self.pins = dict(pins or {})
+        # variables set when the deployment runs, value unknown here: name -> who sets it
+        self.runtime = dict(runtime or {})
         self.vars: dict[str, object] = dict(env or {})
         self.exported: set[str] = set(env or {})
         self.positional = list(positional or [])
@@ -276,10 +284,23 @@ class Shell:
                             words[start + length - 1]] + words[start + length:]
             length = 3
         env_words = []
-        for k, w in enumerate(plain[:start]):  # K=V words among the wrappers (`env`, leading)
+        in_env = True  # leading K=V words, and those right after `env [-i] [-u NAME]`
+        skip = False
+        for k, w in enumerate(plain[:start]):  # K=V words among the wrappers
+            if skip:
+                skip = False
+                continue
             m = _ASSIGN.match(w) if w else None
-            if m and not m.group(2) and (k == 0 or plain[k - 1] == "env" or _all_env_words(plain[:k])):
+            if m and not m.group(2) and in_env:
                 env_words.append((m.group(1), _after_eq(words[k].text)))
+            elif w in ("env", "exec", "command"):
+                in_env = True
+            elif in_env and w in ("-i", "--ignore-environment", "-0"):
+                pass
+            elif in_env and w in ("-u", "--unset"):
+                skip = True
+            else:
+                in_env = False
         env = self.exported_env() + list(prefix_env) + [e for e in env_words if e not in prefix_env]
         self.found.append(Found(server_words, length, env, server_words[0].loc or loc))
 
@@ -359,7 +380,8 @@ class Shell:
         script = words[i]
         rest = words[i + 1:]
         child = Shell(pins=self.pins, env=dict(self.exported_env()), positional=[w.text for w in rest[1:]],
-                      arg0=rest[0].text if rest else lit("bash"), depth=self.depth + 1, results=self)
+                      arg0=rest[0].text if rest else lit("bash"), depth=self.depth + 1, results=self,
+                      runtime={k: v for k, v in self.runtime.items() if k not in self.vars})
         origin = RelexOrigin(script.text, script.loc or loc)
         child.run_text(origin.flat, origin, fallback=script.loc or loc)
         return True
@@ -401,8 +423,10 @@ class Shell:
         if span is not None and span[0] == 0:
             server_words, length = rest, span[1]
         else:
-            server_words = [TWord(lit("vllm"), words[i].loc), TWord(lit("serve"), words[i].loc)] + rest
-            length = 2
+            head, note = image_entrypoint(rest, words[i].loc)
+            server_words, length = head + rest, len(head)
+            if note not in self.assumptions:
+                self.assumptions.append(note)
         self.found.append(Found(server_words, length, cenv, words[i].loc or loc, image=image,
                                 image_loc=words[i].loc))
 
@@ -547,7 +571,9 @@ class Shell:
         if op in (":-", "-", ":=", "="):
             if val is None or (op[0] == ":" and is_empty):
                 default = self.expand_scalar(part.operand, origin)
-                if val is None:
+                if val is None and name in self.runtime:
+                    self._assume(name, default, f"{self.runtime[name]}; resolved with the default in `{part.source}`")
+                elif val is None:
                     self._assume(name, default, f"not set in the input; the default in `{part.source}`")
                 if op.endswith("="):
                     self.vars[name] = default
@@ -569,10 +595,44 @@ class Shell:
         if a not in self.assumptions:
             self.assumptions.append(a)
 
+    def _arith_text(self, text: str, loc: Location | None) -> str | None:
+        """The expression with its `$X`/`${X:-d}` expansions done (names kept for unknowns)."""
+        if "$" not in text:
+            return text
+        from vllm_preflight.load.shell_words import _Lexer
+
+        lexer = _Lexer(text + '"')
+        parts: list = []
+        try:
+            lexer._double_quoted(parts)
+        except ShellSyntaxError:
+            return None
+        pieces = []
+        for p in parts:
+            if p.kind == "lit":
+                pieces.append(p.text)
+                continue
+            v = self.value(p, FixedOrigin(loc))
+            if isinstance(v, list):
+                v = v[0] if v else ()
+            lit_text = literal(v)
+            if lit_text is not None:
+                pieces.append(lit_text if lit_text.strip() else "0")
+            elif len(v) == 1 and isinstance(v[0], Sym) and v[0].kind == "var":
+                pieces.append(v[0].name)
+            elif len(v) == 1 and isinstance(v[0], Sym) and v[0].kind == "arith":
+                pieces.append("(" + render_expr(v[0].expr) + ")")
+            else:
+                return None
+        return "".join(pieces)
+
     def arith(self, part, loc: Location | None) -> Text:
         opaque = (Sym("opaque", part.source, part.source, loc=loc),)
+        text = self._arith_text(part.text, loc)
+        if text is None:
+            return opaque
         try:
-            tree = parse_arith(part.text)
+            tree = parse_arith(text)
         except ArithError:
             return opaque
         values: dict = {}
@@ -675,6 +735,22 @@ def _all_env_words(words: list[str | None]) -> bool:
 _IMAGE = re.compile(r"^(?:(?P<registry>[^/]+\.[^/]+|localhost(?::\d+)?)/)?(?P<repo>[^:@]+)(?::(?P<tag>[^@]+))?(?:@.+)?$")
 _NOT_SERVER_IMAGE = re.compile(r"router|sidecar|proxy|bench|gateway|scheduler|epp|operator|client")
 _VERSION_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+)?)(?:$|[-+_])")
+
+
+def image_entrypoint(args: list[TWord], loc: Location | None) -> tuple[list[TWord], Assumption]:
+    """The program a vLLM image runs before its args.
+
+    vllm/vllm-openai's entrypoint moved from `python3 -m vllm.entrypoints.openai.api_server`
+    to `vllm serve`; args that name the model with `--model` were written for the former,
+    a positional model for the latter, so the args choose.
+    """
+    first = literal(args[0].text) if args else None
+    if first is not None and first.startswith("-"):
+        head = [TWord(lit("python3"), loc), TWord(lit("-m"), loc), TWord(lit(SERVER_MODULES[0]), loc)]
+        return head, Assumption("entrypoint", "python3 -m " + SERVER_MODULES[0],
+                                "the image's entrypoint, for args that start with a flag (`--model ...`)")
+    head = [TWord(lit("vllm"), loc), TWord(lit("serve"), loc)]
+    return head, Assumption("entrypoint", "vllm serve", "the image's entrypoint, for args that start with the model")
 
 
 def is_vllm_image(image: str) -> bool:

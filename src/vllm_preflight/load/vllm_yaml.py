@@ -175,10 +175,18 @@ def splice_config(words: list, prefix: int, items: list[ConfigItem]) -> list:
     rest = words[:i] + words[i + n:]
     insert = prefix
     first = rest[prefix] if prefix < len(rest) else None
+    model_in_cli = False
     if isinstance(first, TWord):
         s = literal(first.text)
         if s is None or not s.startswith("-"):
+            model_in_cli = True
             insert = prefix + 1  # the model is positional: config args come after it
+    model = next((it for it in items if it.key == "model" and not isinstance(it.value, (dict, list, bool))), None)
+    if model is not None:
+        # vLLM's serve takes `model:` from the file as the model; the positional one wins
+        items = [it for it in items if it is not model]
+        if not model_in_cli:
+            items = [TWord(lit(str(model.value)), model.value_loc)] + items
     return rest[:insert] + list(items) + rest[insert:]
 
 

@@ -63,6 +63,8 @@ class ScalarText:
         sl, sc = node.start_mark.line, node.start_mark.column
         if style == "|":
             self._literal_block(node)
+        elif style == ">":
+            self._folded_block(node)
         elif node.end_mark.line == sl and style in (None, "", "'", '"'):
             self.line_starts = [(0, sl + 1, sc + 1 + (1 if style in ("'", '"') else 0))]
 
@@ -83,6 +85,35 @@ class ScalarText:
         for k, vline in enumerate(node.value.split("\n")):
             starts.append((offset, first + k + 1, indent + 1))
             offset += len(vline) + 1
+        self.line_starts = starts
+
+    def _folded_block(self, node) -> None:
+        """`>` scalars: plain lines joined by one space (checked against the value)."""
+        lines = self.source.text.split("\n")
+        first = node.start_mark.line + 1
+        content = []
+        indent = None
+        last = min(node.end_mark.line, len(lines) - 1)
+        while last >= first and not lines[last].strip():
+            last -= 1
+        for ln in range(first, last + 1):
+            raw = lines[ln]
+            if not raw.strip():
+                return  # blank lines fold to newlines: not worth mapping
+            if indent is None:
+                indent = len(raw) - len(raw.lstrip(" "))
+            if len(raw) - len(raw.lstrip(" ")) != indent:
+                if raw.strip() and len(raw) - len(raw.lstrip(" ")) < indent:
+                    break
+                return  # more-indented lines keep their newlines
+            content.append((ln, raw[indent:]))
+        if not content or " ".join(c for _, c in content).rstrip("\n") != node.value.rstrip("\n"):
+            return
+        starts = []
+        offset = 0
+        for ln, text in content:
+            starts.append((offset, ln + 1, indent + 1))
+            offset += len(text) + 1
         self.line_starts = starts
 
     def location(self, offset: int) -> Location:
@@ -182,7 +213,7 @@ def parse_documents(source: Source) -> list[YamlDoc]:
         line, col = _problem_place(e)
         problem = str(e.problem or e)
         if "constructor for the tag" in problem:
-            tag = problem.split("tag", 1)[1].strip(" '\"")
+            tag = problem.split("tag", 1)[1].strip(" '\"").replace("tag:yaml.org,2002:", "!!")
             problem = f"unsafe or unknown YAML tag {tag}; only plain YAML is read"
         fail(source.path, f"invalid YAML: {problem}", line, col)
     except yaml.YAMLError as e:

@@ -66,7 +66,7 @@ class Option:
         if self.kind == "store_false":
             return False
         if self.kind == "boolopt":
-            return not word.startswith("--no-")
+            return word not in (self.const or ())
         return self.const
 
 
@@ -122,6 +122,28 @@ def option_table(version: str) -> OptionTable:
             options[s] = opt
     longs = tuple(sorted(s for s in options if s.startswith("--")))
     return OptionTable(options, longs, {o.dest: o for o in options.values()})
+
+
+@lru_cache(maxsize=None)
+def known_env_vars(version: str) -> frozenset[str] | None:
+    """The VLLM_* environment variables a release knows (None: not recorded)."""
+    with open(DATA / "env_vars.json") as f:
+        data = json.load(f)
+    if not data:
+        return None
+    if version not in data:
+        version = _nearest_recorded(version, data)
+    chain = []
+    while version is not None:
+        chain.append(data[version])
+        version = data[version].get("from")
+    names: set[str] = set()
+    for entry in reversed(chain):
+        if "base" in entry:
+            names = set(entry["base"])
+        else:
+            names = (names | set(entry["add"])) - set(entry["drop"])
+    return frozenset(names)
 
 
 def recorded_facts(version: str) -> dict:

@@ -7,7 +7,7 @@ vllm/engine/arg_utils.py and vllm/utils/argparse_utils.py.
 """
 from __future__ import annotations
 
-from vllm_preflight.releases.optimization_levels import levels_v0_12, levels_v0_17
+from vllm_preflight.releases.optimization_levels import levels
 
 
 def _msg_deepep(prefix: str, how: str, options: str) -> str:
@@ -64,6 +64,15 @@ EMPTY_SPLITTING_MESSAGES_V0_11 = (
     "cudagraph_mode to FULL.",
 )
 
+EMPTY_SPLITTING_MESSAGES_V0_14 = (
+    "Using piecewise cudagraph with empty splitting_ops",
+    "Piecewise compilation with empty splitting_ops does not contain piecewise cudagraph. Setting "
+    "cudagraph_mode to NONE. Hint: If you are using attention backends that support cudagraph, consider "
+    "manually setting cudagraph_mode to FULL or FULL_DECODE_ONLY to enable full cudagraphs.",
+    "Piecewise compilation with empty splitting_ops does not contain piecewise cudagraph. Setting "
+    "cudagraph_mode to FULL.",
+)
+
 CHANGES: list[tuple[str, dict]] = [
     ("0.11.0", {
         "pipeline": PIPELINE_V0_11_0,
@@ -101,6 +110,10 @@ CHANGES: list[tuple[str, dict]] = [
                                       "ignored."),
         "removed_all2all_backends": (), "sp_tp1_disable": False, "sp_threshold": False,
         "sp_followup": "split_or_pp", "v2_runner_default": False,
+        "allreduce_fusion_auto": False, "norm_fusion_ir_priority": False,
+        "capture_interactivity": False, "capture_add_max_num_batched_tokens": False,
+        "capture_uniform_decode_sizes": False, "capture_add_max_num_seqs": False,
+        "validate_environ": False, "batched_dp_moe_tokens": None, "throughput_mode_doubles": False,
         "piecewise_needs_compile_message": "",
     }),
     ("0.11.1", {
@@ -130,7 +143,7 @@ CHANGES: list[tuple[str, dict]] = [
         "pass_config_deprecated_names": True, "pass_config_noop_warnings": True, "warn_duplicate_flags": True,
         "attn_fusion_name": "fuse_attn_quant", "sp_name": "enable_sp", "async_tp_name": "fuse_gemm_comms",
         "sp_rms_norm": "unless_disabled",
-        "has_optimization_level": True, "optimization_level_defaults": levels_v0_12,
+        "has_optimization_level": True, "optimization_level_defaults": levels,
         "splitting_ops_empty_without_compile": True, "pcp_override": True,
     }),
     ("0.13.0", {
@@ -147,6 +160,7 @@ CHANGES: list[tuple[str, dict]] = [
                                         "command-line argument instead.",
     }),
     ("0.14.0", {
+        "empty_splitting_messages": EMPTY_SPLITTING_MESSAGES_V0_14,
         "inductor_disabled_message": ("Inductor compilation was disabled by user settings, optimizations "
                                       "settings that are only active during inductor compilation will be "
                                       "ignored."),
@@ -159,7 +173,8 @@ CHANGES: list[tuple[str, dict]] = [
     }),
     ("0.17.0", {
         "pipeline": PIPELINE_V0_17, "sp_threshold": True, "sp_rms_norm": None,
-        "optimization_level_defaults": levels_v0_17,
+        "allreduce_fusion_auto": True, "capture_interactivity": True, "validate_environ": True,
+        "throughput_mode_doubles": True,
         "enforce_eager_message": ("Enforce eager set, disabling torch.compile and CUDAGraphs. This is "
                                   "equivalent to setting -cc.mode=none -cc.cudagraph_mode=none"),
         "extra_default_split_ops": ("vllm::unified_kv_cache_update", "vllm::unified_mla_kv_cache_update"),
@@ -168,6 +183,7 @@ CHANGES: list[tuple[str, dict]] = [
     }),
     ("0.18.0", {
         "has_level_alias": False, "removed_all2all_backends": ("pplx",),
+        "pipeline": PIPELINE_V0_17 + ("log_enabled_passes",),
     }),
     ("0.19.0", {
         "rope_kvcache_fusion_guards": ("fuse_rope_kvcache",),
@@ -177,11 +193,15 @@ CHANGES: list[tuple[str, dict]] = [
             "use_inductor_graph_partition to True to enable RoPE+KV cache fusion.")},
     }),
     ("0.20.0", {
-        "pipeline": PIPELINE_V0_20, "removed_all2all_backends": ("pplx", "naive"),
+        "pipeline": PIPELINE_V0_20 + ("log_enabled_passes",), "removed_all2all_backends": ("pplx", "naive"),
         "sp_full_graph_rule": True, "sp_followup": "pp_only", "dotted_human_readable_int": True,
+        "norm_fusion_ir_priority": True, "batched_dp_moe_tokens": 256,
+    }),
+    ("0.21.0", {
+        "capture_add_max_num_batched_tokens": True,
     }),
     ("0.22.0", {
-        "pipeline": PIPELINE_V0_22, "has_breakable_cudagraph": True,
+        "pipeline": PIPELINE_V0_22 + ("log_enabled_passes",), "has_breakable_cudagraph": True,
         "breakable_message": ("VLLM_USE_BREAKABLE_CUDAGRAPH is set, disabling vLLM's torch.compile "
                               "pipeline. Equivalent to -cc.mode=none."),
     }),
@@ -206,17 +226,20 @@ CHANGES: list[tuple[str, dict]] = [
     ("0.28.0", {
         "sm100_capture_ceiling": True,
     }),
+    ("0.29.0", {
+        "capture_uniform_decode_sizes": True,
+    }),
     ("0.30.0", {
-        "pipeline": PIPELINE_V0_30, "breakable_message": "", "inductor_warning_skips_breakable": True,
+        "pipeline": PIPELINE_V0_30 + ("log_enabled_passes",), "breakable_message": "", "inductor_warning_skips_breakable": True,
     }),
     ("0.31.0", {
-        "pipeline": PIPELINE_V0_31,
+        "pipeline": PIPELINE_V0_31 + ("log_enabled_passes",), "capture_add_max_num_seqs": True,
         "enforce_eager_message": ("Enforce eager set, disabling torch.compile, CUDAGraphs, and JIT kernel "
                                   "warmup. This is equivalent to setting -cc.mode=none "
                                   "-cc.cudagraph_mode=none and --kernel_config.enable_jit_warmup=False"),
     }),
     ("0.32.0", {
-        "pipeline": PIPELINE_V0_32, "sp_full_graph_rule": False, "sp_followup": None,
+        "pipeline": PIPELINE_V0_32 + ("log_enabled_passes",), "sp_full_graph_rule": False, "sp_followup": None,
     }),
     ("0.33.0", {
         "v2_runner_default": True,

@@ -1,8 +1,48 @@
-"""The -O0..-O3 default tables (OPTIMIZATION_LEVEL_0x), as functions of the state.
+"""The -O0..-O3 default tables (OPTIMIZATION_LEVEL_0x, 0.12.0+), as data per release.
 
-Each returns {state path: value}; values apply only to fields still unset (None).
+Each table maps a PassConfig field to its value at O0..O3, written as a code: "F"/"T"
+constants, or the name of the helper vLLM calls. The helpers are evaluated as they come
+out on an NVIDIA GPU; those gated on ROCm AITER come out as None there (vLLM's
+`rocm_aiter_ops.is_enabled()` returns None off ROCm), which vLLM stores as is. Values
+apply only to fields the user left unset (None); fields a release lacks are skipped.
 """
 from __future__ import annotations
+
+CUDAGRAPH_BY_LEVEL = {0: "NONE", 1: "PIECEWISE", 2: "FULL_AND_PIECEWISE", 3: "FULL_AND_PIECEWISE"}
+KV_CACHE_UPDATE_OPS = ("vllm::unified_kv_cache_update", "vllm::unified_mla_kv_cache_update")
+
+_BASE = {  # 0.12.0
+    "eliminate_noops": ("F", "T", "T", "T"),
+    "fuse_norm_quant": ("F", "norm", "norm", "norm"),
+    "fuse_act_quant": ("F", "act", "act", "act"),
+    "fuse_allreduce_rms": ("F", "F", "F", "F"),
+    "fuse_attn_quant": ("F", "F", "F", "F"),  # IS_QUANTIZED: a constant False
+    "enable_sp": ("F", "F", "F", "F"),  # IS_DENSE: a constant False
+    "fuse_gemm_comms": ("F", "F", "F", "F"),
+}
+_V0_16 = {**_BASE, "fuse_act_padding": ("F", "F", "F", "F")}  # gated on VLLM_ROCM_USE_AITER env
+_V0_17 = {**{k: v for k, v in _V0_16.items() if k != "eliminate_noops"},
+          "fuse_allreduce_rms": ("F", "F", "allreduce", "allreduce"),
+          "fuse_act_padding": ("F", "aiter", "aiter", "aiter"),
+          "fuse_rope_kvcache": ("F", "aiter", "aiter", "aiter")}
+_V0_19 = {**_V0_17, "fuse_rope_kvcache": ("F", "F", "aiter", "aiter")}
+_V0_20 = {**_V0_19, "fuse_mla_dual_rms_norm": ("F", "aiter", "aiter", "aiter")}
+_V0_22 = {**_V0_20, "fuse_act_padding": ("F", "F", "F", "F"),  # IR op priority is not "aiter"
+          "fuse_rope_kvcache_cat_mla": ("F", "F", "mla_cat", "mla_cat")}
+_V0_26 = {**_V0_22, "enable_qk_norm_rope_fusion": ("F", "F", "F", "F"),
+          "fuse_qk_norm_rope_kvcache": ("F", "F", "F", "F")}
+_V0_32 = {k: v for k, v in _V0_26.items() if k not in ("enable_sp", "fuse_gemm_comms")}
+
+TABLES = (("0.12.0", _BASE), ("0.16.0", _V0_16), ("0.17.0", _V0_17), ("0.19.0", _V0_19),
+          ("0.20.0", _V0_20), ("0.22.0", _V0_22), ("0.26.0", _V0_26), ("0.32.0", _V0_32))
+
+
+def table_for(version_key: tuple[int, ...]) -> dict:
+    chosen = None
+    for since, table in TABLES:
+        if tuple(int(p) for p in since.split(".")) <= version_key:
+            chosen = table
+    return chosen or {}
 
 
 def _custom_op_enabled(state, op: str) -> bool:
@@ -12,43 +52,59 @@ def _custom_op_enabled(state, op: str) -> bool:
     return f"+{op}" in ops
 
 
+def _uses_inductor(state) -> bool:
+    return state.cc["backend"] == "inductor" and state.cc["mode"] != "NONE"
+
+
 def enable_norm_fusion(state) -> bool:
-    return _custom_op_enabled(state, "rms_norm") or _custom_op_enabled(state, "quant_fp8")
+    if _custom_op_enabled(state, "rms_norm") or _custom_op_enabled(state, "quant_fp8"):
+        return True
+    # 0.20.0+: without Inductor, vLLM's C rms_norm kernel is the first IR op priority
+    return bool(state.release.norm_fusion_ir_priority) and not _uses_inductor(state)
 
 
 def enable_act_fusion(state) -> bool:
     return _custom_op_enabled(state, "silu_and_mul") or _custom_op_enabled(state, "quant_fp8")
 
 
-CUDAGRAPH_BY_LEVEL = {0: "NONE", 1: "PIECEWISE", 2: "FULL_AND_PIECEWISE", 3: "FULL_AND_PIECEWISE"}
-
-
-def levels_v0_12(state, level: int) -> dict:
-    """0.12.0-0.16.x. IS_QUANTIZED and IS_DENSE are constant False in vLLM's tables."""
-    on = level > 0
-    return {
-        "pass_config.eliminate_noops": on,
-        "pass_config.fuse_norm_quant": on and enable_norm_fusion(state),
-        "pass_config.fuse_act_quant": on and enable_act_fusion(state),
-        "pass_config.fuse_allreduce_rms": False,
-        "pass_config.fuse_attn_quant": False,
-        "pass_config.enable_sp": False,
-        "pass_config.fuse_gemm_comms": False,
-        "cc.cudagraph_mode": CUDAGRAPH_BY_LEVEL[level],
-        "cc.use_inductor_graph_partition": False,
-    }
-
-
 def enable_allreduce_rms_fusion(state) -> bool:
-    """0.17.0+: on CUDA with TP>1, SM90 or SM100 family, flashinfer present, not batch-invariant."""
-    if state.env_flag("VLLM_BATCH_INVARIANT"):
+    """CUDA with TP>1 on SM90 or the SM100 family (flashinfer ships with vLLM), not batch-invariant."""
+    if state.env.get("VLLM_BATCH_INVARIANT", "0") not in ("", "0"):
         return False
-    major = state.gpu.capability[0]
-    return state.parallel["tensor_parallel_size"] > 1 and major in (9, 10)
+    major, minor = state.gpu.capability
+    return state.parallel["tensor_parallel_size"] > 1 and (major == 10 or (major, minor) == (9, 0))
 
 
-def levels_v0_17(state, level: int) -> dict:
-    table = levels_v0_12(state, level)
-    del table["pass_config.eliminate_noops"]  # a field default (True) from 0.17.0 on
-    table["pass_config.fuse_allreduce_rms"] = level >= 2 and enable_allreduce_rms_fusion(state)
-    return table
+def splitting_ops_contain_kv_cache_update(state) -> bool:
+    cc = state.cc
+    if not cc["use_inductor_graph_partition"] and cc["splitting_ops"] is None \
+            and not state.pass_config.get("fuse_attn_quant"):
+        return True  # the KV-cache update ops are about to be added as default split ops
+    return cc["splitting_ops"] is not None and all(op in cc["splitting_ops"] for op in KV_CACHE_UPDATE_OPS)
+
+
+def _value(code: str, state):
+    if code == "F":
+        return False
+    if code == "T":
+        return True
+    if code == "aiter":
+        return None
+    if code == "norm":
+        return enable_norm_fusion(state)
+    if code == "act":
+        return enable_act_fusion(state)
+    if code == "allreduce":
+        return enable_allreduce_rms_fusion(state)
+    if code == "mla_cat":
+        return bool(state.cc["use_inductor_graph_partition"]) or not splitting_ops_contain_kv_cache_update(state)
+    raise KeyError(code)
+
+
+def levels(state, level: int) -> dict:
+    """{state path: value} of the release's -O table at `level`, in vLLM's order."""
+    out = {f"pass_config.{field}": _value(codes[level], state)
+           for field, codes in table_for(state.release.key).items()}
+    out["cc.cudagraph_mode"] = CUDAGRAPH_BY_LEVEL[level]
+    out["cc.use_inductor_graph_partition"] = False
+    return out

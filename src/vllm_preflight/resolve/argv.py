@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from vllm_preflight.releases import Release
@@ -48,16 +49,21 @@ def _arg_error(message: str) -> Refusal:
 
 
 # --------------------------------------------------------------------- rewriting
+@lru_cache(maxsize=4096)
+def _dash_name(arg: str) -> str:
+    """`--foo_bar.x_y=v` -> `--foo-bar.x_y=v`: underscores become dashes up to the first dot."""
+    if "=" in arg:
+        key, value = arg.split("=", 1)
+        return _UNDERSCORE_KEY.sub(lambda m: m.group(0).replace("_", "-"), key, count=1) + "=" + value
+    return _UNDERSCORE_KEY.sub(lambda m: m.group(0).replace("_", "-"), arg, count=1)
+
+
 def _rewrite_words(args: list[str], release: Release, out: ParsedArgs) -> list[str]:
     style = release.o_flag
     processed: list[str] = []
     for i, arg in enumerate(args):
         if arg.startswith("--"):
-            if "=" in arg:
-                key, value = arg.split("=", 1)
-                processed.append(_UNDERSCORE_KEY.sub(lambda m: m.group(0).replace("_", "-"), key, count=1) + "=" + value)
-            else:
-                processed.append(_UNDERSCORE_KEY.sub(lambda m: m.group(0).replace("_", "-"), arg, count=1))
+            processed.append(_dash_name(arg) if "_" in arg else arg)
         elif style == "compilation_level":  # 0.11.x: -O is --compilation-config
             if arg.startswith("-O") and arg != "-O" and arg[2] != ".":
                 level = arg[3:] if arg[2] == "=" else arg[2:]

@@ -35,10 +35,33 @@ def set_cudagraph_sizes(state: State) -> None:
         _sizes_v0_11_1(state)
 
 
+def _ceiling(state: State) -> int:
+    return 1024 if (state.release.sm100_capture_ceiling and state.gpu.is_sm100_family) else 512
+
+
 def _default_max(state: State) -> int:
     q = 1 + state.num_speculative_tokens if state.release.capture_max_counts_spec_tokens else 1
-    ceiling = 1024 if (state.release.sm100_capture_ceiling and state.gpu.is_sm100_family) else 512
-    return min(state.scheduler["max_num_seqs"] * q * 2, ceiling)
+    return min(state.scheduler["max_num_seqs"] * q * 2, _ceiling(state))
+
+
+def _request_counts(max_reqs: int, ceiling: int) -> list[int]:
+    max_reqs = min(max_reqs, ceiling)
+    counts = [n for n in (1, 2, 4) if n <= max_reqs]
+    counts += list(range(8, min(max_reqs + 1, 256), 8))
+    counts += list(range(256, max_reqs + 1, 16))
+    return sorted(set(counts + [max_reqs]))
+
+
+def _uniform_decode_sizes(state: State, max_size: int) -> list[int]:
+    """0.29.0+: with speculative decoding, decode batches are q tokens per request; capture
+    those widths too (0.31.0+: and max_num_seqs itself without speculation)."""
+    q = 1 + state.num_speculative_tokens
+    mns = state.scheduler["max_num_seqs"]
+    if q > 1:
+        return sorted({n * q for n in _request_counts(mns, _ceiling(state)) if n * q <= max_size})
+    if state.release.capture_add_max_num_seqs and mns <= max_size:
+        return [mns]
+    return []
 
 
 def _sizes_v0_11_1(state: State) -> None:
@@ -49,6 +72,9 @@ def _sizes_v0_11_1(state: State) -> None:
         return
     user_max = cc["max_cudagraph_capture_size"]
     max_size = user_max if user_max is not None else _default_max(state)
+    uniform: list[int] = []
+    if user_max is None and state.release.capture_uniform_decode_sizes:
+        uniform = _uniform_decode_sizes(state, max_size)
     max_tokens = state.scheduler["max_num_batched_tokens"]
     max_size = min(max_tokens, max_size)
     if max_size < 1:
@@ -61,7 +87,19 @@ def _sizes_v0_11_1(state: State) -> None:
                                    "cuda graph.", "Assertion failed")
         sizes = sorted(i for i in set(user_sizes) if i <= max_tokens)
     else:
-        sizes = _grid(max_size)
+        if state.release.capture_interactivity and state.model_cfg.get("performance_mode") == "interactivity":
+            sizes = list(range(1, min(max_size, 32) + 1))
+            if max_size >= 8:
+                sizes += list(range(8, min(max_size + 1, 256), 8))
+            if max_size >= 256:
+                sizes += list(range(256, max_size + 1, 16))
+        else:
+            sizes = _grid(max_size)
+        if state.release.capture_add_max_num_batched_tokens and max_tokens <= max_size \
+                and max_tokens not in sizes:
+            sizes.append(max_tokens)
+        sizes += [s for s in uniform if s <= max_tokens]
+        sizes = sorted(set(sizes))
     sizes = _sp_filter(state, sizes)
     valid_max = sizes[-1] if sizes else 0
     if user_max is not None and user_max != valid_max:

@@ -100,7 +100,7 @@ def parse_mode(value: Any, release, field_name: str) -> str:
 
 def _pass_config(raw: Any, release, state: State) -> dict:
     fields = release.facts["pass_config_fields"]
-    out = {k: (v if not isinstance(v, (list, dict)) else v) for k, v in fields.items()}
+    out = {k: fields[k] for k in release.facts["pass_config_order"]}
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):

@@ -77,9 +77,27 @@ def removed_backend_fallback(state: State) -> None:
                   "warning")
 
 
+def validate_environ(state: State) -> None:
+    """0.17.0+: create_engine_config warns about VLLM_* variables the release does not know."""
+    if not state.release.validate_environ:
+        return
+    from vllm_preflight.releases import known_env_vars
+
+    names = [k for k in state.env if k.startswith("VLLM_")]
+    if not names:
+        return
+    known = known_env_vars(state.release.version)
+    if known is None:
+        return
+    for name in names:
+        if name not in known:
+            state.log("warning", f"Unknown vLLM environment variable detected: {name}")
+
+
 def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     v = args.values
     release = state.release
+    validate_environ(state)
     # --- model config
     runner = v.get("runner", "auto")
     is_pooling = runner == "pooling" or (runner == "auto" and facts.is_pooling) or \
@@ -92,6 +110,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         "is_encoder_decoder": facts.is_encoder_decoder,
         "is_moe": facts.is_moe,
         "disable_cascade_attn": bool(v.get("disable_cascade_attn", False)),
+        "performance_mode": v.get("performance_mode"),
     })
     # --- parallel config
     state.parallel.update({
@@ -113,13 +132,25 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     if chunked is None:
         chunked = not facts.is_encoder_decoder
     mnbt, mns = v.get("max_num_batched_tokens"), v.get("max_num_seqs")
+    par = state.parallel
+    batched_dp_moe = (release.batched_dp_moe_tokens and par["enable_expert_parallel"]
+                      and par["data_parallel_size"] > 1
+                      and par["all2all_backend"] in ("deepep_low_latency", "nixl_ep"))
+    throughput = release.throughput_mode_doubles and v.get("performance_mode") == "throughput"
+    if mns is None and throughput:
+        mns_default = (1024 if big else 256) * 2
+    else:
+        mns_default = 1024 if big else 256
     if mnbt is None:
-        mnbt = 8192 if big else 2048
+        # 0.20.0+: batched DP MoE (DeepEP LL / NIXL EP with DP>1) schedules few tokens per step
+        mnbt = release.batched_dp_moe_tokens if batched_dp_moe else (8192 if big else 2048)
+        if throughput:
+            mnbt *= 2
         if not chunked:
             mnbt = max(max_model_len, mnbt)
-        mnbt = min(( mns or (1024 if big else 256)) * max_model_len, mnbt)
+        mnbt = min((mns or mns_default) * max_model_len, mnbt)
     if mns is None:
-        mns = min(1024 if big else 256, mnbt)
+        mns = min(mns_default, mnbt)
     state.scheduler.update({"max_num_batched_tokens": mnbt, "max_num_seqs": mns,
                             "enable_chunked_prefill": chunked})
     _verify_scheduler(mnbt, mns, max_model_len, chunked)

@@ -116,7 +116,7 @@ def optimization_level_defaults(state: State) -> None:
     table = rel.optimization_level_defaults(state, level)
     for path, value in table.items():
         obj, key = state._slot(path)
-        if key in obj and obj[key] is None:
+        if key in obj and obj[key] is None and value is not None:
             state.set(path, value, f"optimization_level.O{level}",
                       f"default of optimization level O{level}", "debug")
 
@@ -578,6 +578,18 @@ def dbo_backend_check(state: State) -> None:
     allowed = state.release.dbo_backends
     if backend not in allowed:
         raise validation_error(state.release.dbo_message.format(backend=backend), "Assertion failed")
+
+
+def log_enabled_passes(state: State) -> None:
+    """0.18.0+: vLLM lists the custom fusion passes that ended up on."""
+    names = []
+    for field in state.release.facts["pass_config_order"]:
+        if state.pass_config.get(field):
+            for prefix in ("fuse_", "enable_"):
+                if field.startswith(prefix):
+                    names.append(field[len(prefix):])
+    if names:
+        state.log("info", "Enabled custom fusions: " + ", ".join(names), once=True)
 
 
 def _event(field, before, after, rule, reason, level="info"):

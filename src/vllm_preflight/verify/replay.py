@@ -146,15 +146,17 @@ class ReplayResult:
     replay: Tally = field(default_factory=lambda: Tally(EXACT))             # capture sizes vs eager
     padded: Tally = field(default_factory=lambda: Tally(EXACT))             # vs eager on the padded batch
     unpadded: Tally = field(default_factory=lambda: Tally(CLOSE))           # first n rows vs eager unpadded
+    static_in: torch.Tensor | None = None  # the input buffer the graphs were captured on
 
 
 def capture_and_replay(model, runner: GraphRunner, sizes: list[int], padded: list[int], *,
-                       replays: int, device="cpu", seed: int = 1000, before_capture=None) -> ReplayResult:
+                       replays: int, device="cpu", seed: int = 1000, before_capture=None,
+                       after_capture=None) -> ReplayResult:
     """Warm up, capture every size (largest first, as vLLM does), then replay each size and each
     padded batch with new data copied into the static input buffer, against eager on the same data."""
     res = ReplayResult()
     top = max(sizes)
-    static_in = torch.zeros(top, model.cfg.hidden, dtype=model.dtype, device=device)
+    static_in = res.static_in = torch.zeros(top, model.cfg.hidden, dtype=model.dtype, device=device)
     with torch.no_grad():
         runner.set("eager")
         for s in [top] + sorted(sizes):  # warm-up: buffers, lazy handles
@@ -166,6 +168,8 @@ def capture_and_replay(model, runner: GraphRunner, sizes: list[int], padded: lis
             static_in[:s].copy_(model.inputs(s, seed + s, device))
             runner.set("capture", s)
             runner(static_in[:s])  # capture-pass outputs are never compared
+        if after_capture is not None:
+            after_capture()
         step = 0
         for _ in range(replays):
             for s in sizes:

@@ -1,0 +1,58 @@
+"""The `verify` click command: options to settings, then `runner.execute`. No torch here."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+TIERS = ("cpu", "gpu", "multi-gpu")
+
+
+def _pairs(values: tuple[str, ...], option: str) -> tuple[tuple[str, str], ...]:
+    out = []
+    for v in values:
+        if "=" not in v:
+            raise click.UsageError(f"{option} takes KEY=VALUE, got {v!r}")
+        k, _, val = v.partition("=")
+        out.append((k, val))
+    return tuple(out)
+
+
+@click.command()
+@click.option("--vllm-version", "vllm_version", metavar="V",
+              help="vLLM release to resolve for (default: the newest supported).")
+@click.option("--target", type=click.Choice(["release", "pr29558"]), default="release", show_default=True,
+              help="`pr29558`: the unreleased PR #29558 design (MoE ops split out of piecewise CUDA graphs "
+                   "for DeepEP high-throughput with DP>1).")
+@click.option("--tier", type=click.Choice(TIERS), default="cpu", show_default=True,
+              help="cpu: emulated graph replay and gloo ranks; gpu: real CUDA graphs on one GPU; "
+                   "multi-gpu: torchrun with NCCL and real deep_ep.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: the record on stdout (progress goes to stderr).")
+@click.option("--output", "output", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Also write the JSON record to FILE.")
+@click.option("--gpu", default="H200", show_default=True, metavar="GPU", help="GPU the deployment runs on.")
+@click.option("--env", "env", multiple=True, metavar="K=V", help="Environment variable of the deployment.")
+@click.option("--assume", "assume", multiple=True, metavar="K=V", help="Pin a fact, e.g. model.is_moe=true.")
+@click.option("--world-size", type=click.IntRange(2, 8), metavar="N",
+              help="Ranks for the multi-process checks (cpu: gloo, default 2; multi-gpu: 2, 4 or 8).")
+@click.argument("config", type=click.Path())
+def verify(vllm_version, target, tier, fmt, output, gpu, env, assume, world_size, config) -> None:
+    """Prove on this machine that the CUDA graphs CONFIG's resolved settings imply compute what
+    eager mode computes, or show where they cannot.
+
+    Exit codes: 0 pass (or nothing is captured), 1 a check failed or a negative control was not
+    caught, 2 usage or config error (including a config vLLM itself refuses), 3 the tier's
+    hardware or package is missing here.
+    """
+    from vllm_preflight.errors import UsageProblem
+    from vllm_preflight.verify.runner import VerifySettings, execute
+
+    settings = VerifySettings(config=config, vllm_version=vllm_version, target=target, tier=tier, fmt=fmt,
+                              output=output, gpu=gpu, env=_pairs(env, "--env"), assume=_pairs(assume, "--assume"),
+                              world_size=world_size)
+    try:
+        code = execute(settings)
+    except UsageProblem as e:
+        raise click.UsageError(str(e)) from None
+    sys.exit(code)

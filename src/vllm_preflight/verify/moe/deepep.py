@@ -1,0 +1,58 @@
+"""Real DeepEP (legacy `deep_ep.Buffer`, high-throughput API) behind the toy's MoE op, called in
+vLLM's order: layout -> dispatch (async_finish=False) -> local experts on the received tokens
+(recv_topk_idx holds local ids, -1 for other ranks) -> combine. Needs 2, 4 or 8 GPUs with NVLink;
+untested here (no such node was available), see the multi-gpu tier.
+"""
+from __future__ import annotations
+
+import inspect
+
+import torch
+
+from vllm_preflight.verify.moe.experts import Experts
+from vllm_preflight.verify.moe.ht import ProtocolStats, experts_on_rank
+
+
+def make_buffer(cpu_group, cfg, world: int):
+    """Built before any capture (construction synchronises the device and exchanges IPC handles)."""
+    import deep_ep
+
+    hidden_bytes = cfg.hidden * 2  # bf16 tokens
+    nvl = max(deep_ep.Buffer.get_dispatch_config(world).get_nvl_buffer_size_hint(hidden_bytes, world),
+              deep_ep.Buffer.get_combine_config(world).get_nvl_buffer_size_hint(hidden_bytes, world))
+    kwargs = {}
+    if "explicitly_destroy" in inspect.signature(deep_ep.Buffer.__init__).parameters:
+        kwargs["explicitly_destroy"] = True  # avoids destructor hangs; destroy() in a finally
+    buffer = deep_ep.Buffer(cpu_group, num_nvl_bytes=nvl, num_rdma_bytes=0, low_latency_mode=False,
+                            num_qps_per_rank=1, **kwargs)
+    if not kwargs:
+        buffer.destroy = lambda: None
+    return buffer
+
+
+class DeepEPMoE:
+    capturable = False
+
+    def __init__(self, buffer, stats: ProtocolStats | None = None):
+        self.buffer = buffer
+        self.stats = stats
+        self.name = "deep_ep (legacy Buffer, high-throughput)"
+        self.last_received = 0
+
+    def __call__(self, x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor,
+                 experts: Experts) -> torch.Tensor:
+        buf = self.buffer
+        num_experts = experts.num_experts
+        per_rank = num_experts // buf.group_size
+        per_rank_count, per_rdma, per_expert, in_rank, _ = buf.get_dispatch_layout(topk_idx, num_experts)
+        recv_x, recv_idx, recv_w, per_expert_list, handle, _ = buf.dispatch(
+            x.to(torch.bfloat16), num_tokens_per_rank=per_rank_count, num_tokens_per_rdma_rank=per_rdma,
+            is_token_in_rank=in_rank, num_tokens_per_expert=per_expert, topk_idx=topk_idx,
+            topk_weights=topk_weights.float(), async_finish=False)
+        self.last_received = recv_x.shape[0]
+        partial = experts_on_rank(recv_x.to(x.dtype), recv_idx, recv_w, experts, buf.rank, per_rank,
+                                  list(per_expert_list), self.stats)
+        combined, _, _ = buf.combine(partial.to(torch.bfloat16), handle)
+        if self.stats is not None:
+            self.stats.calls += 1
+        return combined.float()

@@ -1,0 +1,121 @@
+"""Human output with rich: the plan first, each check as it completes, a summary table last.
+
+In `--format json` mode the same progress goes to stderr and stdout carries only the record.
+"""
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from vllm_preflight.verify.opnames import short
+from vllm_preflight.verify.outcome import CAUGHT, FAIL, PASS, SKIP, WARN, Check
+from vllm_preflight.verify.plan import VerifyPlan
+
+STYLE = {PASS: "green", FAIL: "bold red", WARN: "yellow", SKIP: "dim", CAUGHT: "cyan"}
+LABEL = {PASS: "PASS", FAIL: "FAIL", WARN: "WARN", SKIP: "SKIP", CAUGHT: "CAUGHT"}
+
+
+def _sizes(sizes) -> str:
+    sizes = list(sizes)
+    if len(sizes) <= 8:
+        return " ".join(map(str, sizes))
+    return " ".join(map(str, sizes[:5])) + f" ... {sizes[-1]} ({len(sizes)} sizes)"
+
+
+class Reporter:
+    def __init__(self, fmt: str = "text", quiet: bool = False):
+        stream = sys.stderr if fmt == "json" else sys.stdout
+        width = None if stream.isatty() else 110
+        self.console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
+        self.quiet = quiet
+
+    def _print(self, *args, **kw) -> None:
+        if not self.quiet:
+            self.console.print(*args, **kw)
+
+    def header(self, source: str, target: str, version: str | None, tier: str) -> None:
+        self._print("[bold]vllm-preflight verify[/bold] " + escape(f"{source}  (target {target}, vLLM {version or '?'}, "
+                                                                  f"tier {tier})"))
+
+    def plan(self, plan: VerifyPlan) -> None:
+        t = Table(title="Plan", title_justify="left", show_header=False, box=None, padding=(0, 2))
+        t.add_column(style="bold")
+        t.add_column()
+        graphs = []
+        if plan.piecewise:
+            graphs.append("piecewise graphs between the split ops (split ops run eagerly)")
+        if plan.full:
+            graphs.append("a FULL graph around the whole forward"
+                          + (" for uniform decode batches" if plan.full == "decode" else ""))
+        t.add_row("compile mode", plan.compile_mode + ("  (inductor graph partition)" if plan.inductor_partition else ""))
+        t.add_row("cudagraph_mode", f"{plan.cudagraph_mode}: " + ("; ".join(graphs) if graphs else "nothing captured"))
+        ops = [short(o) for o in plan.splitting_ops]
+        t.add_row("splitting_ops", escape(f"{len(ops)} names: " + ", ".join(ops)) if ops else "(none)")
+        t.add_row("capture sizes", _sizes(plan.capture_sizes) or "(none)")
+        moe = ("DeepEP high-throughput protocol (host-synchronising, data-dependent sizes)" if plan.ht
+               else "capturable (static shapes)")
+        t.add_row("MoE", f"all2all {plan.all2all_backend or '(none)'}, DP {plan.data_parallel_size}, "
+                         f"EP {'on' if plan.expert_parallel else 'off'}: {moe}")
+        for note in plan.notes:
+            t.add_row("note", escape(note))
+        self._print(t)
+
+    def pieces(self, plan: VerifyPlan, extra: dict) -> None:
+        self._print(f"Toy: {extra['toy']['layers']} layers, hidden {extra['toy']['hidden']}, "
+                    f"{extra['toy']['experts']} experts (top-{extra['toy']['top_k']}); MoE behind the op: "
+                    f"{extra['moe_implementation']}; sizes verified here: {_sizes(extra['verified_sizes'])}"
+                    + (f", padded batches {_sizes(extra['padded_sizes'])}" if extra["padded_sizes"] else ""))
+        if extra.get("dropped_ops"):
+            self._print("Dropped split ops (vLLM drops them too): " + escape(", ".join(extra["dropped_ops"])))
+        if plan.piecewise:
+            t = Table(title=(f"Pieces: {extra['split_call_sites']} split call sites -> {extra['expected_pieces']} "
+                             f"pieces (2S+1 less empty); {extra['graphs_per_size']} captured per size"),
+                      title_justify="left")
+            t.add_column("piece")
+            t.add_column("runs")
+            t.add_column("ops")
+            t.add_column("inputs from eager pieces (address contract)")
+            for p in extra["pieces"]:
+                t.add_row(p["name"], "captured" if p["captured"] else "eager", escape(", ".join(p["ops"])) or "-",
+                          escape(", ".join(p["eager_inputs"])))
+            self._print(t)
+        if plan.full:
+            self._print("FULL graph: the whole forward is one captured unit"
+                        + (" (uniform decode batches)" if plan.full == "decode" else ""))
+
+    def step(self, text: str) -> None:
+        self._print(f"[dim]... {text}[/dim]")
+
+    def check(self, c: Check) -> None:
+        graph = f" [{c.graph}]" if c.graph else ""
+        self._print(f"[{STYLE[c.status]}]{LABEL[c.status]:>6}[/] {c.id:<4} " + escape(f"{c.title}{graph}: {c.detail}"))
+
+    def line(self, text: str) -> None:
+        self._print(escape(text))
+
+    def summary(self, record: dict) -> None:
+        checks = record["checks"]
+        if checks:
+            t = Table(title="Summary", title_justify="left")
+            t.add_column("check")
+            t.add_column("graph")
+            t.add_column("status")
+            t.add_column("what")
+            for c in checks:
+                t.add_row(c["id"], c.get("graph") or "", f"[{STYLE[c['status']]}]{LABEL[c['status']]}[/]",
+                          escape(c["title"]))
+            self._print(t)
+        if record["timings"]:
+            t = Table(title="Timings (median ms per forward)", title_justify="left")
+            for col in ("graph", "dtype", "size", "eager", "graph replay", "speedup"):
+                t.add_column(col)
+            for row in record["timings"]:
+                t.add_row(row["graph"], row["dtype"], str(row["size"]), f"{row['eager_ms']['median']:.3f}",
+                          f"{row['graph_ms']['median']:.3f}", f"{row['speedup']:.2f}x")
+            self._print(t)
+        o = record["outcome"]
+        style = {"pass": "bold green", "nothing-captured": "bold green", "fail": "bold red"}.get(o["status"], "bold yellow")
+        self._print(f"[{style}]{o['status'].upper()}[/] (exit {o['exit_code']}): " + escape(o["reason"]))

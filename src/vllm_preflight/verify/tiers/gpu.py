@@ -1,0 +1,169 @@
+"""Tier gpu: real CUDA graphs on one GPU (design note §4.4). Not run on hardware yet.
+
+Static checks on CPU first (as in every tier), then for fp32 and bf16: warm-up, capture every
+verified size (largest first) in one pool on a side stream, replay each capture size and each
+padded size with new data against eager on the same data (G1: bitwise; CLOSE passes with a
+warning; addresses held), padding (G2), and timings (G3, reported, never gated). Controls: N0-N2
+as on CPU, N3 with real graphs (a stale read from graph memory), N4 (capturing the host-syncing
+MoE fails) in a child process.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+
+from vllm_preflight.verify import controls, watchdog
+from vllm_preflight.verify.outcome import CAUGHT, FAIL, PASS, WARN, Check
+from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
+from vllm_preflight.verify.tiers import TierRun
+from vllm_preflight.verify.tiers.common import moe_name, plan_extra, replay_checks, skipped_runtime
+from vllm_preflight.verify.toy import ToyConfig
+from vllm_preflight.verify.workbench import Bench, build_bench, build_model, plan_moe, set_threads_for_toy, \
+    split_ops, static_report
+
+GPU_TOY = ToyConfig(hidden=256, ffn=512, experts=8, top_k=2, layers=4)
+SIZE_LIMIT = 64
+N4_DEADLINE_S = 240
+SLOWER_WARN = 1.05  # warn (never fail) when graph replay is >5% slower than eager at small sizes
+
+
+def requirements(options: dict | None = None) -> list[str]:
+    from vllm_preflight.verify.environment import cuda_devices, torch_missing
+
+    missing = torch_missing()
+    if missing:
+        return missing
+    count, what = cuda_devices()
+    return [] if count else [f"a CUDA GPU ({what})"]
+
+
+def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
+    import torch
+
+    from vllm_preflight.verify.cudagraphs import CudaGraphs
+    from vllm_preflight.verify.replay import AddressLog, GraphRunner, capture_and_replay
+    from vllm_preflight.verify.split import split
+
+    set_threads_for_toy()
+    sizes, padded = toy_sizes(plan.capture_sizes, SIZE_LIMIT)
+    bench = build_bench(plan, GPU_TOY, max_tokens=max(sizes))  # static analysis stays on CPU
+    rep = static_report(bench)
+    device = torch.device("cuda", 0)
+    out = TierRun(device=torch.cuda.get_device_name(device), cuda=torch.version.cuda)
+    out.plan_extra = plan_extra(bench, rep, sizes, padded, moe_name(plan, plan_moe(plan, GPU_TOY)))
+    reporter.pieces(plan, out.plan_extra)
+
+    def add(checks):
+        for c in checks:
+            out.checks.append(c)
+            reporter.check(c)
+
+    add(rep.checks)
+    stream = torch.cuda.Stream(device)  # graphs cannot be captured on the legacy default stream
+    gpu_bench = None
+    with torch.cuda.stream(stream):
+        for graph in plan.graph_kinds:
+            if rep.failed(graph):
+                add(skipped_runtime(graph, ["G1", "G2"]))
+                continue
+            for dtype in ("float32", "bfloat16"):
+                reporter.step(f"capturing {graph} graphs ({dtype}) for sizes {sizes}")
+                model, traced = build_model(dataclasses.replace(GPU_TOY, dtype=dtype), max(sizes), device)
+                model.set_moe(plan_moe(plan, GPU_TOY))
+                sg = split(traced, split_ops(plan), plan.name_matching)
+                graphs, log = CudaGraphs(device), AddressLog()
+                runner = GraphRunner(graph, sg, graphs.wrapper, log)
+                mem = []
+                res = capture_and_replay(model, runner, sizes, padded, replays=3, device=device,
+                                         before_capture=lambda: mem.append(torch.cuda.memory_allocated(device)),
+                                         after_capture=lambda: mem.append(torch.cuda.memory_allocated(device)))
+                add(replay_checks(("G1", "G2"), res, log, graph, dtype, "CUDA-graph " + graph))
+                if dtype == "bfloat16":
+                    reporter.step(f"timing eager vs {graph} graphs ({dtype})")
+                    out.timings += time_sizes(model, runner, res.static_in, sizes, graph, dtype, graphs,
+                                              mem[1] - mem[0] if len(mem) == 2 else 0)
+                if gpu_bench is None and dtype == "float32":
+                    gpu_bench = Bench(plan, GPU_TOY, model, traced, sg, {}, max(sizes))
+        if out.timings:
+            add([timing_check(out.timings)])
+        add(run_controls(bench, gpu_bench, sizes, device))
+    return out
+
+
+def time_sizes(model, runner, static_in, sizes, graph: str, dtype: str, graphs, pool_bytes: int) -> list[dict]:
+    import torch
+
+    from vllm_preflight.verify.timing import time_forward
+
+    rows = []
+    with torch.no_grad():
+        for s in sizes:
+            static_in[:s].copy_(model.inputs(s, 4242 + s, static_in.device))
+            x = static_in[:s]
+
+            def eager():
+                runner.set("eager")
+                model(x)
+
+            def replay():
+                runner.set("replay", s)
+                runner(x)
+
+            e, g = time_forward(eager), time_forward(replay)
+            rows.append({"graph": graph, "dtype": dtype, "size": s, "eager_ms": e, "graph_ms": g,
+                         "speedup": e["median"] / g["median"] if g["median"] > 0 else 0.0,
+                         "capture_s": round(graphs.capture_s.get(s, 0.0), 4), "pool_bytes": int(pool_bytes)})
+    return rows
+
+
+def timing_check(rows: list[dict]) -> Check:
+    slow = [r for r in rows if r["size"] <= 32 and r["graph_ms"]["median"] > SLOWER_WARN * r["eager_ms"]["median"]]
+    best = max(rows, key=lambda r: r["speedup"])
+    detail = (f"{len(rows)} sizes timed; best speedup {best['speedup']:.2f}x at size {best['size']}"
+              + (f"; graph slower than eager by >5% at sizes {', '.join(str(r['size']) for r in slow)}" if slow else ""))
+    return Check("G3", "timings: eager vs graph replay (reported, never gated)", WARN if slow else PASS, detail,
+                 {"sizes": len(rows)})
+
+
+def capture_fails_in_child() -> Check:
+    """N4: capturing the host-syncing MoE must fail (in a child: a failed capture can poison the context)."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    child = watchdog.run([sys.executable, "-m", "vllm_preflight.verify.gpu_child"], N4_DEADLINE_S, env=env)
+    report = None
+    for line in reversed(child.output.strip().splitlines()):
+        if line.startswith("{"):
+            try:
+                report = json.loads(line)
+            except json.JSONDecodeError:
+                pass
+            break
+    text = ((report or {}).get("error") or child.tail(6)).lower()
+    capture_error = any(k in text for k in ("captur", "not permitted"))
+    if child.timed_out:
+        caught, detail = False, f"the capture hung for {N4_DEADLINE_S}s instead of failing"
+    elif report is not None:
+        caught = report["raised"] and capture_error
+        detail = f"capture raised: {report['error']}" if report["raised"] else "the capture succeeded"
+    else:
+        caught = capture_error  # the child died inside the capture, with a CUDA capture error
+        detail = f"child exited with {child.returncode}: {child.tail(2)}"
+    return Check("N4", "capturing the host-synchronising MoE fails", CAUGHT if caught else FAIL,
+                 detail if caught else "NOT CAUGHT: " + detail)
+
+
+def run_controls(bench: Bench, gpu_bench: Bench | None, sizes: list[int], device) -> list[Check]:
+    from vllm_preflight.verify.cudagraphs import CudaGraphs
+
+    checks = [controls.comparator_self_test(bench.model.inputs(4, 99).to(device)),
+              controls.moe_not_split(bench), controls.host_read_in_captured_region()]
+    if gpu_bench is None:  # no graph kind got to run on the GPU: build the toy there for N3 alone
+        from vllm_preflight.verify.split import split
+
+        model, traced = build_model(GPU_TOY, max(sizes), device)
+        gpu_bench = Bench(bench.plan, GPU_TOY, model, traced, split(traced, (), "overload"), {}, max(sizes))
+    graphs = CudaGraphs(device, pin_inputs=True)
+    checks.append(controls.fresh_moe_outputs(gpu_bench, sizes[:4], graphs.wrapper, device, keep_alive=2))
+    checks.append(capture_fails_in_child())
+    return checks

@@ -1,0 +1,95 @@
+"""Tier multi-gpu: torchrun over 2, 4 or 8 GPUs, NCCL, real deep_ep (legacy Buffer, HT API) behind
+the MoE op, real CUDA graphs around it, every rank in lockstep under the watchdog (design note §4.5).
+
+UNTESTED HERE: no multi-GPU node with DeepEP was available while this was written. The checks
+it runs are C1 (DeepEP dispatch/combine against the dense reference, receive counts against the
+all-reduced counts) and C2 (piecewise CUDA-graph replay == eager, addresses held, in lockstep).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from vllm_preflight.verify.outcome import FAIL, Check
+from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
+from vllm_preflight.verify.tiers import TierRun
+from vllm_preflight.verify.tiers.common import moe_name, plan_extra, skipped_runtime
+from vllm_preflight.verify.tiers.cpu import merge_rank_checks, run_ranks
+from vllm_preflight.verify.tiers.gpu import GPU_TOY, SIZE_LIMIT
+from vllm_preflight.verify.workbench import build_bench, plan_moe, set_threads_for_toy, split_ops, static_report
+
+DEADLINE_S = 900
+SUPPORTED_RANKS = (2, 4, 8)  # the legacy intranode kernels are compiled for these only
+
+
+def _world(options: dict, devices: int) -> int:
+    return options.get("world_size") or max((r for r in SUPPORTED_RANKS if r <= devices), default=0)
+
+
+def requirements(options: dict | None = None) -> list[str]:
+    from vllm_preflight.verify.environment import cuda_devices, deep_ep_status, torch_missing
+
+    missing = torch_missing()
+    if missing:
+        return missing
+    count, what = cuda_devices()
+    if count < 2:
+        missing.append(f"at least 2 CUDA GPUs connected by NVLink (found {count}: {what})")
+    world = _world(options or {}, count)
+    if count >= 2 and (world not in SUPPORTED_RANKS or world > count):
+        missing.append(f"a world size of 2, 4 or 8 GPUs (asked for {world}, have {count})")
+    ep = deep_ep_status(import_it=True)
+    if not ep["legacy_ht"]:
+        missing.append(f"deep_ep with the legacy Buffer high-throughput API ({ep['detail']}); build DeepEP from "
+                       "source; the PyPI packages deep-ep and deepinfer-ep are not usable")
+    import torch.distributed as dist
+
+    if not dist.is_nccl_available():
+        missing.append("NCCL support in torch.distributed")
+    return missing
+
+
+def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
+    import torch
+
+    set_threads_for_toy()
+    sizes, padded = toy_sizes(plan.capture_sizes, SIZE_LIMIT)
+    bench = build_bench(plan, GPU_TOY, max_tokens=max(sizes))
+    rep = static_report(bench)
+    world = _world(options, torch.cuda.device_count())
+    out = TierRun(device=f"{world}x {torch.cuda.get_device_name(0)}", cuda=torch.version.cuda)
+    out.plan_extra = plan_extra(bench, rep, sizes, padded, "deep_ep (legacy Buffer, high-throughput)"
+                                if plan.ht else moe_name(plan, plan_moe(plan, GPU_TOY)))
+    reporter.pieces(plan, out.plan_extra)
+    for c in rep.checks:
+        out.checks.append(c)
+        reporter.check(c)
+    if not plan.ht:
+        c = Check("C1", "DeepEP across ranks", "skip", "this config does not use DeepEP high-throughput")
+        out.checks.append(c)
+        reporter.check(c)
+        return out
+    if not plan.piecewise or rep.failed("piecewise"):
+        for c in skipped_runtime("piecewise", ["C1", "C2"]):
+            out.checks.append(c)
+            reporter.check(c)
+        return out
+    job = {
+        "backend": "nccl", "moe": "deepep", "graphs": "cuda", "ids": ["C1", "C2"],
+        "toy": {f.name: getattr(GPU_TOY, f.name) for f in dataclasses.fields(GPU_TOY)} | {"dtype": "bfloat16"},
+        "moe_dtype": "bfloat16", "sizes": sizes, "splitting_ops": list(split_ops(plan)),
+        "name_matching": plan.name_matching, "protocol_steps": 5, "replay_steps": 12,
+        "collective_timeout_s": 300, "hang_rank": None,
+    }
+    reporter.step(f"torchrun: {world} ranks, NCCL, deep_ep, CUDA graphs")
+    ranks, child = run_ranks(job, world, DEADLINE_S)
+    if ranks is None:
+        why = "a rank hung (watchdog ended the run)" if child.timed_out else f"ranks exited with {child.returncode}"
+        checks = [Check("C2", f"{world} GPU ranks in lockstep", FAIL, why + ": " + child.tail(4).replace("\n", " | "))]
+    else:
+        checks = merge_rank_checks(ranks, ["C1", "C2"], {
+            "C1": "deep_ep dispatch/combine == dense reference", "C2": "lockstep CUDA-graph replay == eager"}, "GPU")
+        out.ranks = ranks
+    for c in checks:
+        out.checks.append(c)
+        reporter.check(c)
+    return out
