@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vllm_preflight.errors import InputError, InputFailure, UsageProblem
+from vllm_preflight.errors import InputError, UsageProblem
 from vllm_preflight.model import Deployment, Resolution
 from vllm_preflight.releases import NEWEST, PR29558, PR29558_BASE, SUPPORTED
 

@@ -65,8 +65,6 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          "The value of a config key does not fit its type or choices in this vLLM release."),
     Rule("VP205", "invalid-json", "error",
          "A JSON-valued option holds text that is not JSON."),
-    Rule("VP206", "deployment-file-invalid", "error",
-         "The deployment file does not match its JSON Schema."),
 )}
 
 

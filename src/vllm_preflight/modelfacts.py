@@ -90,14 +90,15 @@ _CONFIG_CACHE: dict[str, tuple[float, ModelFacts | None]] = {}
 
 
 def _facts_from_file(cfg_path: str) -> ModelFacts | None:
-    """config.json facts, read once per file version (a process may resolve many configs)."""
+    """config.json facts, read once per file in a process (one run resolves many configs)."""
+    hit = _CONFIG_CACHE.get(cfg_path)
+    if hit is not None:
+        return hit[1]
     try:
         mtime = os.stat(cfg_path).st_mtime
     except OSError:
+        _CONFIG_CACHE[cfg_path] = (0.0, None)
         return None
-    hit = _CONFIG_CACHE.get(cfg_path)
-    if hit is not None and hit[0] == mtime:
-        return hit[1]
     try:
         with open(cfg_path) as f:
             facts = facts_from_config(json.load(f))

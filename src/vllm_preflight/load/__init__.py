@@ -116,11 +116,11 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
     if fmt == "markdown":
         return shell_file.load_markdown(source, variables), fmt
     docs = _parse_yaml(source)
+    if not any(d.data is not None for d in docs):
+        fail(source.path, "no YAML documents")
     if fmt == "yaml":
         fmt = _classify_yaml(source.path, docs) or "yaml"
         if fmt == "yaml":
-            if not any(d.data is not None for d in docs):
-                fail(source.path, "no YAML documents")
             return [], fmt
     if fmt == "kubernetes":
         return kubernetes.load_docs(docs, variables), fmt

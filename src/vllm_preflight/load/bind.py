@@ -75,15 +75,15 @@ def _is_flag(text: str | None) -> bool:
 
 def bind(dep: Deployment, release) -> Bound:
     """Render a (Loaded)Deployment for `release` (a releases.Release)."""
-    from vllm_preflight.load.shell import TWord
-    from vllm_preflight.load.symbols import Sym, literal, render, render_sym, source_of
-    from vllm_preflight.load.vllm_yaml import ConfigItem, render_item
-
     template = getattr(dep, "template", ())
     if not template:
         words = [Word(w, dep.location if i == 0 else None) for i, w in enumerate(dep.argv)]
         prefix = 3 if len(dep.argv) > 1 and dep.argv[1] == "-m" else 2
-        return Bound(dep, words, prefix)
+        return Bound(dep, words, prefix, release=release, release_label=getattr(release, "label", release.version))
+    from vllm_preflight.load.shell import TWord
+    from vllm_preflight.load.symbols import Sym, literal, render, render_sym
+    from vllm_preflight.load.vllm_yaml import ConfigItem, render_item
+
     table = release.options
     findings: list[Finding] = []
     # 1. config items become words for this release
@@ -120,6 +120,9 @@ def bind(dep: Deployment, release) -> Bound:
         pending = None
         if _is_flag(head):
             opt = _lookup(head, table)
+            name_part = head.split("=", 1)[0]
+            if opt is not None and "." in name_part:  # `-cc.cudagraph_mode=$MODE`: the field's own domain
+                opt = _dotted_field(name_part.rsplit(".", 1)[-1].rstrip("+"), release, opt)
             if opt is not None and opt.takes_value:
                 if "=" in head or (text is None and head and head.endswith("=")):
                     _note(t, opt, numeric, choices, fed, first_loc)
@@ -213,6 +216,28 @@ def variant(bound: Bound, values: dict[str, object]) -> Deployment:
     return replace(bound.deployment, argv=tuple(words), env=env)
 
 
+@dataclass(frozen=True)
+class _Field:
+    """A config field set through a dotted flag, standing in for an option."""
+
+    dest: str
+    converter: str
+    choices: tuple | None
+    nargs: object = None
+    takes_value: bool = True
+
+
+def _dotted_field(name: str, release, base) -> _Field:
+    facts = release.facts
+    if name == "cudagraph_mode":
+        return _Field(name, "str", tuple(facts.get("cudagraph_modes") or ()) or None)
+    if name == "mode":
+        return _Field(name, "str", tuple(facts.get("compilation_modes") or ()) or None)
+    if name in ("level", "max_cudagraph_capture_size", "cudagraph_num_of_warmups"):
+        return _Field(name, "int", None)
+    return _Field(f"{base.dest}.{name}", "str", None)
+
+
 def _head_literal(t) -> str | None:
     """The literal start of a word with symbols (`--tp=$X` -> `--tp=`)."""
     from vllm_preflight.load.symbols import Lit
@@ -262,10 +287,11 @@ def _render_env(dep: Deployment, binding: dict[str, str]):
 
 # ------------------------------------------------------------------ outcomes
 def flatten(value, prefix: str = "") -> dict[str, object]:
+    """{"a": {"b": 1}} -> {"a.b": 1}."""
     if isinstance(value, dict):
         out: dict[str, object] = {}
         for k, v in value.items():
-            out.update(flatten(v, f"{prefix}{k}." if prefix or True else k))
+            out.update(flatten(v, f"{prefix}{k}."))
         return out
     return {prefix.rstrip("."): value}
 

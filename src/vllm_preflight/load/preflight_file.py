@@ -116,7 +116,7 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
         frm = str(data["from"])
         target = frm if os.path.isabs(frm) else os.path.normpath(os.path.join(os.path.dirname(path), frm))
         try:
-            inner = load_file(target, pins, depth=depth + 1, input_format=input_format)
+            inner = load_file(target, pins, depth=depth + 1)  # its own format, detected
         except InputFailure as e:
             fail(path, f"`from: {data['from']}`: {e.error.render()}", *_place(doc, ("from",)))
         if not inner:

@@ -40,15 +40,20 @@ def read_config_items(path_text: Text, base_dir: str | None, resolve_file: FileR
             label, text = got
     full = None
     if text is None:
+        if resolve_file is not None or os.path.isabs(path):
+            where = "in the manifest's ConfigMaps" if resolve_file is not None else "here"
+            return None, [Finding("VP107", f"the --config file `{path}` is a path on the machine that runs vLLM, "
+                                           f"not found {where}; its settings are not included", loc)], None
         full = resolve_path(path, base_dir)
         if not os.path.isfile(full):
-            return None, [Finding("VP107", f"cannot read the --config file `{path}` (looked at {full}); "
+            return None, [Finding("VP107", f"cannot read the --config file `{path}` (looked at {_shown(full)}); "
                                            f"its settings are not included", loc)], None
         try:
             source = read_source(full)
         except InputFailure as e:
             return None, [Finding("VP107", f"cannot read the --config file `{path}`: {e.error.render()}", loc)], None
-        label = full
+        label = _shown(full)
+        source = Source(label, source.text)
     else:
         source = Source(label, text)
     try:
@@ -59,6 +64,12 @@ def read_config_items(path_text: Text, base_dir: str | None, resolve_file: FileR
         return None, [Finding("VP107", f"the --config file `{path}` is not a mapping of options", loc)], None
     items, _model = items_from_doc(docs[0], label)
     return items, [], (os.path.realpath(full) if full else None)
+
+
+def _shown(path: str) -> str:
+    """A path relative to the working directory when it lies below it, else absolute."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 def fold_config(words: list, prefix: int, base_dir: str | None, resolve_file: FileResolver | None

@@ -727,10 +727,6 @@ def _after_eq(text: Text) -> Text:
     return tuple(out)
 
 
-def _all_env_words(words: list[str | None]) -> bool:
-    return all(w is not None and (_ASSIGN.match(w) or w in ("env", "exec", "command")) for w in words)
-
-
 # --------------------------------------------------------------- images
 _IMAGE = re.compile(r"^(?:(?P<registry>[^/]+\.[^/]+|localhost(?::\d+)?)/)?(?P<repo>[^:@]+)(?::(?P<tag>[^@]+))?(?:@.+)?$")
 _NOT_SERVER_IMAGE = re.compile(r"router|sidecar|proxy|bench|gateway|scheduler|epp|operator|client")

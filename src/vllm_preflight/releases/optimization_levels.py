@@ -8,6 +8,8 @@ apply only to fields the user left unset (None); fields a release lacks are skip
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 CUDAGRAPH_BY_LEVEL = {0: "NONE", 1: "PIECEWISE", 2: "FULL_AND_PIECEWISE", 3: "FULL_AND_PIECEWISE"}
 KV_CACHE_UPDATE_OPS = ("vllm::unified_kv_cache_update", "vllm::unified_mla_kv_cache_update")
 
@@ -37,6 +39,7 @@ TABLES = (("0.12.0", _BASE), ("0.16.0", _V0_16), ("0.17.0", _V0_17), ("0.19.0", 
           ("0.20.0", _V0_20), ("0.22.0", _V0_22), ("0.26.0", _V0_26), ("0.32.0", _V0_32))
 
 
+@lru_cache(maxsize=None)
 def table_for(version_key: tuple[int, ...]) -> dict:
     chosen = None
     for since, table in TABLES:

@@ -19,6 +19,21 @@ def _short(value, limit: int = 6) -> str:
     return str(value)
 
 
+def _change(before, after) -> str:
+    """A list change reads as what was added and removed; other values as before → after."""
+    if isinstance(before, list) and isinstance(after, list) and before:
+        added = [x for x in after if x not in before] + (
+            [x for x in after if after.count(x) > before.count(x) and x in before][:1])
+        removed = [x for x in before if x not in after]
+        parts = []
+        if added:
+            parts.append("+ " + ", ".join(map(str, added)))
+        if removed:
+            parts.append("- " + ", ".join(map(str, removed)))
+        return "; ".join(parts) or f"{_short(before)} → {_short(after)}"
+    return f"{_short(before)} → {_short(after)}"
+
+
 def render_text(report, console=None) -> None:
     from rich.console import Console
     from rich.markup import escape
@@ -54,7 +69,7 @@ def render_text(report, console=None) -> None:
         if changes:
             console.print("[bold]Why[/]")
             for e in changes:
-                console.print(f"  • {escape(e.field)}: {escape(_short(e.before))} → {escape(_short(e.after))}"
+                console.print(f"  • {escape(e.field)}: {escape(_change(e.before, e.after))}"
                               f"  [dim]({escape(e.rule)})[/]")
                 console.print(f"    {escape(e.reason)}", style="dim")
         logs = [e for e in res.events if e.field == "log" and e.level == "warning"]

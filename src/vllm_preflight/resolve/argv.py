@@ -95,11 +95,20 @@ def _rewrite_words(args: list[str], release: Release, out: ParsedArgs) -> list[s
     return processed
 
 
+_JSON_START = set('[{"-0123456789')
+_JSON_WORDS = {"true": True, "false": False, "null": None}
+
+
 def _dotted_value(text: str, release: Release) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
+    """json.loads of the value, else the text itself (what vLLM does), without paying for an
+    exception on plain words."""
+    if text in _JSON_WORDS:
+        return _JSON_WORDS[text]
+    if text[:1] in _JSON_START:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
     if release.dotted_human_readable_int:
         try:
             return _human_readable_int(text)

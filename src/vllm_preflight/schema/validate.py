@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.model import Location
@@ -61,7 +62,7 @@ def _json_key_loc(word, path: tuple) -> Location | None:
     k = word.text.find(needle)
     if k < 0:
         return loc
-    return Location(loc.file, loc.line, (loc.column or 1) + k + 1)
+    return Location(loc.file, loc.line, (loc.column or 1) + k)
 
 
 def build_instance(bound, table):
@@ -227,16 +228,19 @@ def _lookup(name: str, table):
 # ---------------------------------------------------------------- validation
 def validate_bound(bound, release) -> list[Finding]:
     """Findings for one bound deployment under `release`."""
-    import jsonschema
-
     bound.release = release
     bound.release_label = getattr(release, "label", release.version)
     instance, entries, findings = build_instance(bound, release.options)
-    schema = release_schema(bound.release_label if release.target == "pr29558" else release.version)
-    validator = jsonschema.Draft202012Validator(schema)
-    for err in validator.iter_errors(instance):
+    for err in _validator(bound.release_label if release.target == "pr29558" else release.version).iter_errors(instance):
         findings += _findings_for(err, entries, bound, release)
     return findings
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str):
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(release_schema(name))
 
 
 def _findings_for(err, entries: dict[str, Entry], bound, release) -> list[Finding]:

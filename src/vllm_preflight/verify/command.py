@@ -34,8 +34,9 @@ def _pairs(values: tuple[str, ...], option: str) -> tuple[tuple[str, str], ...]:
 @click.option("--gpu", default="H200", show_default=True, metavar="GPU", help="GPU the deployment runs on.")
 @click.option("--env", "env", multiple=True, metavar="K=V", help="Environment variable of the deployment.")
 @click.option("--assume", "assume", multiple=True, metavar="K=V", help="Pin a fact, e.g. model.is_moe=true.")
-@click.option("--world-size", type=click.IntRange(2, 8), metavar="N",
-              help="Ranks for the multi-process checks (cpu: gloo, default 2; multi-gpu: 2, 4 or 8).")
+@click.option("--world-size", type=click.Choice(["2", "4", "8"]),
+              help="Ranks for the multi-process checks (cpu: gloo ranks, default 2; multi-gpu: GPUs, "
+                   "default the most of 2, 4, 8 present). DeepEP's kernels exist for these counts only.")
 @click.argument("config", type=click.Path())
 def verify(vllm_version, target, tier, fmt, output, gpu, env, assume, world_size, config) -> None:
     """Prove on this machine that the CUDA graphs CONFIG's resolved settings imply compute what
@@ -50,7 +51,7 @@ def verify(vllm_version, target, tier, fmt, output, gpu, env, assume, world_size
 
     settings = VerifySettings(config=config, vllm_version=vllm_version, target=target, tier=tier, fmt=fmt,
                               output=output, gpu=gpu, env=_pairs(env, "--env"), assume=_pairs(assume, "--assume"),
-                              world_size=world_size)
+                              world_size=int(world_size) if world_size else None)
     try:
         code = execute(settings)
     except UsageProblem as e:

@@ -45,7 +45,8 @@ def calc_diff(a: torch.Tensor, b: torch.Tensor) -> float:
 def compare(actual: torch.Tensor, expected: torch.Tensor) -> Comparison:
     if actual.shape != expected.shape or actual.dtype != expected.dtype:
         return Comparison(MISMATCH, float("inf"), float("inf"),
-                          f"shape/dtype {tuple(actual.shape)} {actual.dtype} vs {tuple(expected.shape)} {expected.dtype}")
+                          f"shape/dtype {tuple(actual.shape)} {actual.dtype} "
+                          f"vs {tuple(expected.shape)} {expected.dtype}")
     a, b = actual.detach().cpu(), expected.detach().cpu()
     if not bool(torch.isfinite(a).all()) or not bool(torch.isfinite(b).all()):
         return Comparison(MISMATCH, float("inf"), float("inf"), "non-finite values")

@@ -26,7 +26,6 @@ from vllm_preflight.verify.plan import pad_to
 from vllm_preflight.verify.replay import AddressLog, EmulatedGraph, GraphRunner, Tally
 from vllm_preflight.verify.split import split
 from vllm_preflight.verify.toy import DTYPES, ToyConfig
-from vllm_preflight.verify.workbench import build_model
 
 
 def _say(rank: int, text: str) -> None:
@@ -86,7 +85,18 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
     cfg = ToyConfig(**job["toy"])
     sizes = job["sizes"]
     top = max(sizes)
-    model, traced = build_model(cfg, top, device)
+    if job.get("graph_file"):  # traced once by the parent: no Dynamo start-up in every rank
+        from vllm_preflight.verify.toy import ToyMoEModel
+        from vllm_preflight.verify.trace import load
+
+        model = ToyMoEModel(cfg, prefix=job["prefix"]).to(device)
+        model.reserve_outputs(top, device)
+        with open(job["graph_file"], "rb") as f:
+            traced = load(f.read(), model)
+    else:
+        from vllm_preflight.verify.workbench import build_model
+
+        model, traced = build_model(cfg, top, device)
     sg = split(traced, job["splitting_ops"], job["name_matching"])
     stats = ProtocolStats()
     model.set_moe(_moe_impl(job, stats, state))

@@ -21,8 +21,10 @@ from vllm_preflight.verify.trace import Traced
 
 # Namespaces whose ops Dynamo or the dispatcher look into; everything else is opaque.
 _TRANSPARENT = {"aten", "prims", "_c10d_functional", "c10d_functional", "_dynamo", "higher_order"}
-_HOST_READS = {"aten._local_scalar_dense", "aten.item", "aten.nonzero", "aten.unique", "aten.bincount",
-               "aten.masked_select", "aten._assert_scalar", "aten.equal", "aten.is_nonzero"}
+# A value read back to the host (the CPU waits for the device): raises under stream capture.
+_HOST_READS = {"aten._local_scalar_dense", "aten.item", "aten._assert_scalar", "aten.equal", "aten.is_nonzero"}
+# Output sizes that depend on the data: a graph would freeze one size.
+_DYNAMIC = {"aten.nonzero", "aten.unique", "aten._unique2", "aten.bincount", "aten.masked_select"}
 
 
 def op_namespace(target) -> str | None:
@@ -47,6 +49,7 @@ def _tagged_data_dependent(func) -> bool:
 @dataclass
 class OpBehaviour:
     host_reads: dict[str, int] = field(default_factory=dict)
+    dynamic_ops: dict[str, int] = field(default_factory=dict)
     shape_traces: list[tuple] = field(default_factory=list)
 
     @property
@@ -55,12 +58,17 @@ class OpBehaviour:
 
     @property
     def unsafe(self) -> bool:
-        return bool(self.host_reads) or self.data_dependent_shapes
+        return bool(self.host_reads) or bool(self.dynamic_ops) or self.data_dependent_shapes
 
     def summary(self) -> str:
+        def counts(d: dict) -> str:
+            return ", ".join(f"{k} x{v}" for k, v in sorted(d.items()))
+
         parts = []
         if self.host_reads:
-            parts.append("host reads " + ", ".join(f"{k} x{v}" for k, v in sorted(self.host_reads.items())))
+            parts.append("host reads " + counts(self.host_reads))
+        if self.dynamic_ops:
+            parts.append("data-dependent output sizes " + counts(self.dynamic_ops))
         if self.data_dependent_shapes:
             parts.append("tensor sizes change with the data")
         return "; ".join(parts) or "no host reads, static shapes"
@@ -76,8 +84,10 @@ class _Recorder(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         name = str(func.overloadpacket) if hasattr(func, "overloadpacket") else str(func)
-        if name in _HOST_READS or _tagged_data_dependent(func) or self._to_host(func, args, kwargs, out):
+        if name in _HOST_READS or self._to_host(func, args, kwargs, out):
             self.b.host_reads[name] = self.b.host_reads.get(name, 0) + 1
+        elif name in _DYNAMIC or _tagged_data_dependent(func):
+            self.b.dynamic_ops[name] = self.b.dynamic_ops.get(name, 0) + 1
         if self.record_shapes:
             outs = out if isinstance(out, (tuple, list)) else (out,)
             self.shapes.append((name, tuple(tuple(o.shape) for o in outs if isinstance(o, torch.Tensor))))

@@ -29,7 +29,8 @@ class Reporter:
     def __init__(self, fmt: str = "text", quiet: bool = False):
         stream = sys.stderr if fmt == "json" else sys.stdout
         width = None if stream.isatty() else 110
-        self.console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
+        # soft_wrap: a check or an error stays one line however long (tables still fit the width)
+        self.console = Console(file=stream, width=width, highlight=False, soft_wrap=True)
         self.quiet = quiet
 
     def _print(self, *args, **kw) -> None:
@@ -37,8 +38,14 @@ class Reporter:
             self.console.print(*args, **kw)
 
     def header(self, source: str, target: str, version: str | None, tier: str) -> None:
-        self._print("[bold]vllm-preflight verify[/bold] " + escape(f"{source}  (target {target}, vLLM {version or '?'}, "
-                                                                  f"tier {tier})"))
+        where = f"{source}  (target {target}, vLLM {version or '?'}, tier {tier})"
+        self._print("[bold]vllm-preflight verify[/bold] " + escape(where))
+
+    def environment(self, env: dict) -> None:
+        ep = env["deep_ep"]
+        self._print(escape(f"Python {env['python']}, torch {env['torch'] or 'not installed'}, "
+                           f"deep_ep: {ep['detail']}" + (f" ({ep['distribution']} {ep['version']})"
+                                                         if ep.get("distribution") else "")))
 
     def plan(self, plan: VerifyPlan) -> None:
         t = Table(title="Plan", title_justify="left", show_header=False, box=None, padding=(0, 2))
@@ -50,7 +57,8 @@ class Reporter:
         if plan.full:
             graphs.append("a FULL graph around the whole forward"
                           + (" for uniform decode batches" if plan.full == "decode" else ""))
-        t.add_row("compile mode", plan.compile_mode + ("  (inductor graph partition)" if plan.inductor_partition else ""))
+        partition = "  (inductor graph partition)" if plan.inductor_partition else ""
+        t.add_row("compile mode", plan.compile_mode + partition)
         t.add_row("cudagraph_mode", f"{plan.cudagraph_mode}: " + ("; ".join(graphs) if graphs else "nothing captured"))
         ops = [short(o) for o in plan.splitting_ops]
         t.add_row("splitting_ops", escape(f"{len(ops)} names: " + ", ".join(ops)) if ops else "(none)")
@@ -117,5 +125,6 @@ class Reporter:
                           f"{row['graph_ms']['median']:.3f}", f"{row['speedup']:.2f}x")
             self._print(t)
         o = record["outcome"]
-        style = {"pass": "bold green", "nothing-captured": "bold green", "fail": "bold red"}.get(o["status"], "bold yellow")
+        style = {"pass": "bold green", "nothing-captured": "bold green", "fail": "bold red"}.get(
+            o["status"], "bold yellow")
         self._print(f"[{style}]{o['status'].upper()}[/] (exit {o['exit_code']}): " + escape(o["reason"]))

@@ -63,6 +63,12 @@ def nothing_captured_reason(plan: VerifyPlan, events) -> str:
     return "nothing captured: " + why + "; no CUDA graph to verify"
 
 
+def passed_reason(checks) -> str:
+    count = {s: sum(1 for c in checks if c.status == s) for s in ("pass", "expected-fail-observed", "warn")}
+    text = f"{count['pass']} checks passed, {count['expected-fail-observed']} controls caught"
+    return text + (f", {count['warn']} warnings" if count["warn"] else "")
+
+
 def failure_reason(checks) -> str:
     failed = [c for c in checks if c.failed]
     ids = ", ".join(f"{c.id}" + (f" [{c.graph}]" if c.graph else "") for c in failed)
@@ -79,6 +85,7 @@ def execute(s: VerifySettings) -> int:
         res = resolve_one(s)
         version, resolved, events = res.vllm_version, res.resolved, res.events
         reporter.header(source, s.target, version, s.tier)
+        reporter.environment(env)
         plan = plan_from_resolved(resolved, version)
         reporter.plan(plan)
         if plan.nothing_captured:
@@ -94,10 +101,7 @@ def execute(s: VerifySettings) -> int:
             env["device"], env["cuda"] = run.device, run.cuda
             code = exit_code_for(checks)
             status = STATUS_FOR_EXIT[code]
-            reason = failure_reason(checks) if code else (
-                f"{sum(1 for c in checks if c.status == 'pass')} checks passed, "
-                f"{sum(1 for c in checks if c.status == 'expected-fail-observed')} controls caught"
-                + (f", {sum(1 for c in checks if c.status == 'warn')} warnings" if any(c.status == 'warn' for c in checks) else ""))
+            reason = failure_reason(checks) if code else passed_reason(checks)
     except VerifyError as e:
         code, status, reason = e.exit_code, STATUS_FOR_EXIT[e.exit_code], e.message
         missing = getattr(e, "missing", None)

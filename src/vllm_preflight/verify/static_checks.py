@@ -93,8 +93,9 @@ def _unsafe_reasons(node: fx.Node, behaviour: dict[str, OpBehaviour]) -> list[st
     reasons = []
     if node.op == "call_method" and node.target in _HOST_METHODS:
         reasons.append(f"host read .{node.target}()")
+    to_args = list(node.args[1:]) + list(node.kwargs.values())
     if node.op == "call_method" and node.target == "to" and any(
-            str(a) == "cpu" or getattr(a, "type", None) == "cpu" for a in list(node.args[1:]) + list(node.kwargs.values())):
+            str(a) == "cpu" or getattr(a, "type", None) == "cpu" for a in to_args):
         reasons.append("copy to the host (.to('cpu'))")
     if node.op == "call_function":
         target = node.target

@@ -128,11 +128,13 @@ class DecoderLayer(torch.nn.Module):
 
 
 class ToyMoEModel(torch.nn.Module):
-    def __init__(self, cfg: ToyConfig):
+    def __init__(self, cfg: ToyConfig, prefix: str | None = None):
         super().__init__()
         ops.register()
         self.cfg = cfg
-        self.prefix = f"toy{next(_ids)}"
+        # layer names are baked into the traced graph as strings: a rank that loads a graph
+        # traced elsewhere builds its toy under the same prefix
+        self.prefix = prefix or f"toy{next(_ids)}"
         g = torch.Generator().manual_seed(cfg.seed)
         self.layers = torch.nn.ModuleList(DecoderLayer(cfg, self.prefix, i, g) for i in range(cfg.layers))
         self.norm = RMSNorm(cfg.hidden)

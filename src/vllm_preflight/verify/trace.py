@@ -6,6 +6,7 @@ no size-1 recompile sneaks in. No Inductor and no compiler toolchain are involve
 """
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
 
 import torch
@@ -65,3 +66,23 @@ def trace(model: torch.nn.Module, example: torch.Tensor) -> Traced:
     if [k for k, _ in slots].count("input") != 1:
         raise TraceError("could not find the model input among the graph's placeholders")
     return Traced(gm, slots)
+
+
+def export(traced: Traced, model: torch.nn.Module) -> bytes:
+    """The traced graph for another process (a gloo rank) that builds the same toy: node meta
+    (Dynamo's fake tensors) stripped, parameters named instead of copied. Unpickling it needs
+    neither Dynamo nor a second trace, which is most of a rank's start-up time on CPU."""
+    graph = fx.Graph()
+    env: dict = {}
+    for node in traced.gm.graph.nodes:
+        env[node] = graph.node_copy(node, lambda n: env[n])
+        env[node].meta = {}
+    names = {id(p): name for name, p in model.named_parameters()}
+    slots = [(kind, names[id(value)] if kind == "const" else None) for kind, value in traced.slots]
+    return pickle.dumps((fx.GraphModule(torch.nn.Module(), graph), slots))
+
+
+def load(data: bytes, model: torch.nn.Module) -> Traced:
+    """Inverse of `export`, bound to this process's copy of the toy (same names, same weights)."""
+    gm, slots = pickle.loads(data)
+    return Traced(gm, [(kind, model.get_parameter(name) if kind == "const" else None) for kind, name in slots])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from vllm_preflight.verify.opnames import short
 from vllm_preflight.verify.outcome import FAIL, PASS, SKIP, WARN, Check
-from vllm_preflight.verify.plan import VerifyPlan
 from vllm_preflight.verify.replay import AddressLog, ReplayResult, Tally
 from vllm_preflight.verify.static_checks import StaticReport, target_name
 from vllm_preflight.verify.workbench import Bench
@@ -79,5 +78,5 @@ def replay_checks(ids: tuple[str, str], res: ReplayResult, log: AddressLog, grap
     return checks
 
 
-def moe_name(plan: VerifyPlan, impl) -> str:
+def moe_name(impl) -> str:
     return getattr(impl, "name", type(impl).__name__)

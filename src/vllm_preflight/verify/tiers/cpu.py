@@ -26,6 +26,7 @@ from vllm_preflight.verify.split import split
 from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import moe_name, plan_extra, replay_checks, skipped_runtime, split_check
 from vllm_preflight.verify.toy import DTYPES
+from vllm_preflight.verify.trace import export
 from vllm_preflight.verify.workbench import CPU_TOY, build_bench, build_model, plan_moe, set_threads_for_toy, \
     split_ops, static_report
 
@@ -44,10 +45,11 @@ def requirements(options: dict | None = None) -> list[str]:
 def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
     set_threads_for_toy()
     sizes, padded = toy_sizes(plan.capture_sizes, SIZE_LIMIT)
+    reporter.step("tracing the toy with torch.compile (custom backend, no Inductor) and splitting it")
     bench = build_bench(plan, CPU_TOY, max_tokens=max(sizes))
     rep = static_report(bench)
     out = TierRun(device="cpu")
-    out.plan_extra = plan_extra(bench, rep, sizes, padded, moe_name(plan, plan_moe(plan, CPU_TOY)))
+    out.plan_extra = plan_extra(bench, rep, sizes, padded, moe_name(plan_moe(plan, CPU_TOY)))
     reporter.pieces(plan, out.plan_extra)
 
     def add(checks):
@@ -71,6 +73,8 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
     if plan.ht:
         add([protocol_emulation(CPU_TOY)])
         if plan.piecewise and not rep.failed("piecewise"):
+            reporter.step(f"{options.get('world_size', 2)} gloo ranks via torchrun, in lockstep "
+                          f"(watchdog {options.get('deadline_s', GLOO_DEADLINE_S)}s)")
             checks, ranks = gloo_lockstep(plan, bench, sizes, options)
             out.ranks = ranks
             add(checks)
@@ -106,7 +110,8 @@ def protocol_emulation(cfg) -> Check:
     ok = tally.ok and not violations
     return Check("A2", "DeepEP-HT emulation == dense reference (R = 1, 2, 4, 8)", PASS if ok else FAIL,
                  f"{tally.comparisons} dispatch/combine rounds: {tally.level} (max abs {tally.max_abs:.3g}); "
-                 f"invariants: {'; '.join(violations[:2]) or 'receive counts, per-expert lists and combine counts hold'}"
+                 "invariants: "
+                 + ("; ".join(violations[:2]) or "receive counts, per-expert lists and combine counts hold")
                  + ("" if tally.ok else "; " + "; ".join(tally.failures)),
                  {**tally.metrics(), "violations": len(violations)})
 
@@ -118,14 +123,19 @@ def gloo_job(plan: VerifyPlan, bench, sizes: list[int], hang_rank: int | None = 
         "moe_dtype": "float32", "sizes": sizes,
         "splitting_ops": list(split_ops(plan)), "name_matching": plan.name_matching,
         "protocol_steps": 3, "replay_steps": 6, "collective_timeout_s": COLLECTIVE_TIMEOUT_S,
-        "hang_rank": hang_rank,
+        "hang_rank": hang_rank, "prefix": bench.model.prefix,
     }
 
 
-def run_ranks(job: dict, nproc: int, deadline_s: float) -> tuple[list[dict] | None, watchdog.ChildResult]:
+def run_ranks(job: dict, nproc: int, deadline_s: float, graph: bytes | None = None
+              ) -> tuple[list[dict] | None, watchdog.ChildResult]:
     """Launch the ranks with torchrun under the watchdog; the gathered per-rank results, or None."""
     with tempfile.TemporaryDirectory(prefix="pf-verify-") as tmp:
         job_path, out_path = os.path.join(tmp, "job.json"), os.path.join(tmp, "ranks.json")
+        if graph is not None:
+            job = dict(job, graph_file=os.path.join(tmp, "graph.pkl"))
+            with open(job["graph_file"], "wb") as f:
+                f.write(graph)
         with open(job_path, "w") as f:
             json.dump(job, f)
         env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
@@ -155,7 +165,8 @@ def gloo_lockstep(plan: VerifyPlan, bench, sizes: list[int], options: dict,
     """A5: the HT protocol across processes (gloo) and the piecewise replay in lockstep."""
     nproc = options.get("world_size", 2)
     job = gloo_job(plan, bench, sizes, hang_rank)
-    ranks, child = run_ranks(job, nproc, options.get("deadline_s", GLOO_DEADLINE_S))
+    ranks, child = run_ranks(job, nproc, options.get("deadline_s", GLOO_DEADLINE_S),
+                             graph=export(bench.traced, bench.model))
     titles = {"A5a": "HT protocol across gloo ranks == dense reference",
               "A5b": "lockstep piecewise replay across gloo ranks == eager"}
     if ranks is None:

@@ -58,7 +58,7 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
     world = _world(options, torch.cuda.device_count())
     out = TierRun(device=f"{world}x {torch.cuda.get_device_name(0)}", cuda=torch.version.cuda)
     out.plan_extra = plan_extra(bench, rep, sizes, padded, "deep_ep (legacy Buffer, high-throughput)"
-                                if plan.ht else moe_name(plan, plan_moe(plan, GPU_TOY)))
+                                if plan.ht else moe_name(plan_moe(plan, GPU_TOY)))
     reporter.pieces(plan, out.plan_extra)
     for c in rep.checks:
         out.checks.append(c)

@@ -1,0 +1,67 @@
+"""Every negative control is caught, and a control's verdict comes from the mechanism: blind the
+mechanism and the same control reports NOT CAUGHT (a failed check)."""
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from vllm_preflight.verify import controls  # noqa: E402
+from vllm_preflight.verify.moe.contract import OutputContract  # noqa: E402
+
+
+def test_comparator_self_test(ht_bench):
+    c = controls.comparator_self_test(ht_bench.model.inputs(4, 1))
+    assert c.status == "expected-fail-observed"
+
+
+def test_n1_moe_not_split_is_caught_by_v4(ht_bench):
+    c = controls.moe_not_split(ht_bench)
+    assert c.status == "expected-fail-observed" and c.metrics["flagged"] == 2
+
+
+def test_n1_also_for_a_capturable_backend_config(dense_bench):
+    # the control plants the HT MoE whatever the config's backend is
+    assert controls.moe_not_split(dense_bench).status == "expected-fail-observed"
+
+
+def test_n1_is_not_caught_when_the_probe_is_blind(ht_bench, monkeypatch):
+    monkeypatch.setattr(controls, "probe", lambda traced, inputs: {})
+    c = controls.moe_not_split(ht_bench)
+    assert c.status == "fail" and c.detail.startswith("NOT CAUGHT")
+
+
+def test_n2_planted_host_read_is_caught(torch_threads):
+    c = controls.host_read_in_captured_region()
+    assert c.status == "expected-fail-observed" and "item" in c.detail
+
+
+def test_n3_fresh_outputs_are_caught_by_addresses_and_numbers(ht_bench):
+    c = controls.fresh_moe_outputs(ht_bench, [1, 2, 4, 8])
+    assert c.status == "expected-fail-observed"
+    assert c.metrics["address_mismatches"] > 0 and c.metrics["max_abs"] > 0
+
+
+class _IgnoresFresh(OutputContract):
+    """A contract that quietly keeps the address whatever it is asked for."""
+
+    def __init__(self, mode="persistent", keep_alive=0):
+        super().__init__("persistent")
+
+    def emit(self, key, value):
+        if key not in self.buffers:
+            self.buffers[key] = torch.zeros(64, value.shape[-1], dtype=value.dtype)
+        return super().emit(key, value)
+
+
+def test_n3_is_not_caught_when_the_fault_is_not_really_planted(ht_bench, monkeypatch):
+    monkeypatch.setattr(controls, "OutputContract", _IgnoresFresh)
+    c = controls.fresh_moe_outputs(ht_bench, [1, 2, 4, 8])
+    assert c.status == "fail" and c.metrics["address_mismatches"] == 0
+
+
+def test_controls_restore_the_bench(ht_bench):
+    impls = [(m.impl, m.contract) for m in ht_bench.model.moe_layers()]
+    controls.fresh_moe_outputs(ht_bench, [1, 2])
+    controls.moe_not_split(ht_bench)
+    assert [(m.impl, m.contract) for m in ht_bench.model.moe_layers()] == impls
