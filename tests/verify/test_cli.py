@@ -169,3 +169,13 @@ def test_verify_command_and_package_import_no_torch():
     code = ("import sys, vllm_preflight.verify, vllm_preflight.verify.command, vllm_preflight.verify.runner;"
             "sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_dp1_keeps_its_graphs_and_the_same_toy_passes(torch_threads, tmp_path):
+    cfg = tmp_path / "dp1.sh"
+    cfg.write_text("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_high_throughput "
+                   "--enable-expert-parallel\n")
+    res = invoke(str(cfg), "--format", "json")
+    rec = json.loads(res.stdout)
+    assert res.exit_code == 0, rec["outcome"]
+    assert rec["plan"]["moe_protocol"] == "capturable" and rec["plan"]["cudagraph_mode"] != "NONE"

@@ -43,6 +43,9 @@ def render_text(report, console=None) -> None:
     for res in report.results:
         label = res.vllm_version if res.target == "release" else f"pr29558 (design of PR #29558 on vLLM {res.vllm_version})"
         console.rule(f"[bold]{escape(res.source)}[/] · vLLM {escape(label)}")
+        loc = res.extra.get("location")
+        if loc and loc.get("line"):
+            console.print(f"[dim]server command at {escape(loc['file'])}:{loc['line']}:{loc.get('column') or 1}[/]")
         if res.vllm_error is not None:
             console.print(f"[bold red]vLLM would refuse to start[/]: {escape(res.vllm_error.type)}: "
                           f"{escape(res.vllm_error.message.splitlines()[0] if res.vllm_error.message else '')}")
@@ -77,5 +80,14 @@ def render_text(report, console=None) -> None:
             console.print("[bold]vLLM also warns[/]")
             for e in logs:
                 console.print(f"  • {escape(e.reason)}", style="dim")
+        for f in res.extra.get("findings") or []:
+            where = f.get("location") or {}
+            place = f"{where.get('file')}:{where.get('line')}:{where.get('column')}" if where.get("line") else ""
+            color = {"error": "red", "warning": "yellow"}.get(f.get("severity"), "cyan")
+            console.print(f"[{color}]{escape(f.get('severity', ''))}[/] {escape(f.get('rule', ''))} "
+                          f"{escape(place)} {escape(f.get('message', ''))}")
+        for name in res.extra.get("depends_on") or []:
+            console.print(f"[yellow]depends on[/] {escape(str(name))}: the outcome changes with its value "
+                          "(pin it with --assume NAME=VALUE)")
         for a in res.assumptions:
             console.print(f"[yellow]assumed[/] {escape(a.fact)} = {escape(str(a.value))} ({escape(a.source)})")

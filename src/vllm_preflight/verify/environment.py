@@ -37,9 +37,10 @@ def torch_missing() -> list[str]:
     try:
         import torch
         import torch.fx.passes.split_module  # noqa: F401
-        import torch._dynamo  # noqa: F401
     except Exception as e:  # noqa: BLE001 - a broken install is reported, not raised
         return [f"a working torch ({type(e).__name__}: {e})"]
+    if importlib.util.find_spec("torch._dynamo") is None:  # found, not imported: that takes seconds
+        return [f"torch with Dynamo (torch.compile); found {torch.__version__}"]
     if _version_tuple(torch.__version__) < MIN_TORCH or not hasattr(torch.library, "register_fake"):
         return [f"torch >= {'.'.join(map(str, MIN_TORCH))} (found {torch.__version__})"]
     return []

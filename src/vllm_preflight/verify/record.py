@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def build(*, source: str, target: str, vllm_version: str | None, resolved: dict 
     outcome = {"status": status, "exit_code": exit_code, "reason": reason}
     if missing:
         outcome["missing"] = list(missing)
-    return {
+    return _finite({
         "schema": SCHEMA_ID,
         "tool": {"name": "vllm-preflight", "version": __version__},
         "input": {"source": source, "target": target, "vllm_version": vllm_version,
@@ -44,7 +45,18 @@ def build(*, source: str, target: str, vllm_version: str | None, resolved: dict 
         "timings": timings,
         "ranks": ranks,
         "outcome": outcome,
-    }
+    })
+
+
+def _finite(value):
+    """inf/nan are not JSON: a comparison that could not be made reports them as strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def validate(record: dict) -> None:

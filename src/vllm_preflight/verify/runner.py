@@ -14,6 +14,7 @@ from vllm_preflight.verify.outcome import (EXIT_CONFIG, EXIT_FAILED, EXIT_PASS, 
                                            Unavailable, VerifyError, exit_code_for)
 from vllm_preflight.verify.plan import VerifyPlan, plan_from_resolved
 from vllm_preflight.verify.render import Reporter
+from vllm_preflight.verify.tiers import TIER_MODULES
 
 STATUS_FOR_EXIT = {EXIT_PASS: "pass", EXIT_FAILED: "fail", EXIT_CONFIG: "config-error", EXIT_UNAVAILABLE: "unavailable"}
 
@@ -91,7 +92,7 @@ def execute(s: VerifySettings) -> int:
         if plan.nothing_captured:
             code, status, reason = EXIT_PASS, "nothing-captured", nothing_captured_reason(plan, events)
         else:
-            tier = importlib.import_module(f"vllm_preflight.verify.tiers.{s.tier.replace('-', '_')}")
+            tier = importlib.import_module(TIER_MODULES[s.tier])
             options = {"world_size": s.world_size} if s.world_size else {}
             missing = tier.requirements(options)
             if missing:

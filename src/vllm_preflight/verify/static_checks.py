@@ -6,6 +6,8 @@ such. A finding names the node and the user-code line it came from.
 """
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 
 import torch
@@ -46,6 +48,7 @@ class InputUse:
     producer: str     # "model input" | "parameter" | "batch size" | "captured piece" | "eager piece"
     source: str       # the producing piece's name, or the placeholder
     tensors: int      # tensors inside (tuples flattened)
+    unbacked: bool = False  # carries a data-dependent size or scalar
 
 
 @dataclass
@@ -67,9 +70,13 @@ def target_name(target) -> str:
 
 
 def _where(node: fx.Node) -> str:
+    """The innermost user-code line that produced the node, as `file.py:LINE in fn`."""
     trace = (node.meta.get("stack_trace") or "").strip().splitlines()
     files = [ln.strip() for ln in trace if ln.strip().startswith("File ")]
-    return files[-1] if files else ""
+    if not files:
+        return ""
+    m = re.match(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)', files[-1])
+    return f"{os.path.basename(m['path'])}:{m['line']} in {m['fn']}" if m else files[-1]
 
 
 def _symbols(value) -> set:
@@ -132,6 +139,35 @@ def _units(graph: str, sg: SplitGraph) -> list[tuple[str, list[fx.Node]]]:
     return [(p.name, p.nodes) for p in sg.captured]
 
 
+def classify_inputs(sg: SplitGraph, placeholder_kinds: dict[str, str]) -> list[InputUse]:
+    """Where each input of each captured piece comes from (design note V7): a model input (a
+    persistent buffer), a parameter, the batch size, a captured piece (stable in the graph pool)
+    or an eager piece, which must hand back the same addresses every time."""
+    part_name = {n: f"submod_{pid}" for n, pid in sg.part_of.items()}
+    splitting = {p.name for p in sg.pieces if p.splitting}
+    uses = []
+    for piece in sg.captured:
+        seen = set()
+        for node in piece.nodes:
+            for inp in node.all_input_nodes:
+                if inp in seen or part_name.get(inp) == piece.name:
+                    continue
+                seen.add(inp)
+                value = inp.meta.get("example_value")
+                if inp.op == "placeholder":
+                    kind = placeholder_kinds.get(inp.name, "const")
+                    producer = {"input": "model input", "size": "batch size"}.get(kind, "parameter")
+                    source = inp.name
+                else:
+                    source = part_name[inp]
+                    producer = "eager piece" if source in splitting else "captured piece"
+                flat = value if isinstance(value, (tuple, list)) else (value,)
+                count = sum(1 for v in flat if isinstance(v, torch.Tensor))
+                uses.append(InputUse(piece.name, inp.name, producer, source, count,
+                                     unbacked=inp.op != "placeholder" and bool(_symbols(value))))
+    return uses
+
+
 def check_names(sg: SplitGraph, plan: VerifyPlan) -> Check:
     """V1: every configured name resolves; report what vLLM would silently drop."""
     dropped = sg.resolved.dropped
@@ -185,30 +221,9 @@ def check_graph(graph: str, sg: SplitGraph, behaviour: dict[str, OpBehaviour],
     if graph == "full":
         return rep
     # V5-V7 look at what crosses piece boundaries.
-    part_name = {n: f"submod_{pid}" for n, pid in sg.part_of.items()}
-    splitting = {p.name for p in sg.pieces if p.splitting}
-    unbacked_inputs = []
-    for piece in sg.captured:
-        seen = set()
-        for node in piece.nodes:
-            for inp in node.all_input_nodes:
-                if inp in seen or part_name.get(inp) == piece.name:
-                    continue
-                seen.add(inp)
-                value = inp.meta.get("example_value")
-                if inp.op == "placeholder":
-                    kind = placeholder_kinds.get(inp.name, "const")
-                    producer = {"input": "model input", "size": "batch size"}.get(kind, "parameter")
-                    source = inp.name
-                else:
-                    source = part_name[inp]
-                    producer = "eager piece" if source in splitting else "captured piece"
-                flat = value if isinstance(value, (tuple, list)) else (value,)
-                count = sum(1 for v in flat if isinstance(v, torch.Tensor))
-                rep.inputs.append(InputUse(piece.name, inp.name, producer, source, count))
-                if inp.op != "placeholder" and _symbols(value):
-                    unbacked_inputs.append(Finding(graph, piece.name, inp.name,
-                                                   "takes an unbacked (data-dependent) size or scalar as input"))
+    rep.inputs = classify_inputs(sg, placeholder_kinds)
+    unbacked_inputs = [Finding(graph, u.piece, u.input, "takes an unbacked (data-dependent) size or scalar as input")
+                       for u in rep.inputs if u.unbacked]
     rep.findings += unbacked_inputs
     rep.checks.append(Check("V5", "no data-dependent sizes flow into captured pieces",
                             FAIL if unbacked_inputs else PASS,

@@ -56,12 +56,20 @@ def split_ops(plan: VerifyPlan) -> tuple[str, ...]:
     return plan.splitting_ops if plan.compile_mode == "VLLM_COMPILE" else ()
 
 
-def build_bench(plan: VerifyPlan, cfg: ToyConfig = CPU_TOY, max_tokens: int = 64) -> Bench:
+def build_bench(plan: VerifyPlan, cfg: ToyConfig = CPU_TOY, max_tokens: int = 64, *, run_probe: bool = True) -> Bench:
+    """Trace and split (and, unless deferred so that the plan can be printed first, probe)."""
     model, traced = build_model(cfg, max_tokens)
     model.set_moe(plan_moe(plan, cfg))
-    behaviour = probe(traced, [model.inputs(PROBE_TOKENS, s) for s in range(4)])
     sg = split(traced, split_ops(plan), plan.name_matching)
-    return Bench(plan, cfg, model, traced, sg, behaviour, max_tokens)
+    bench = Bench(plan, cfg, model, traced, sg, {}, max_tokens)
+    if run_probe:
+        probe_bench(bench)
+    return bench
+
+
+def probe_bench(bench: Bench) -> None:
+    """Run the opaque ops to see what they do inside (the only part of the analysis that runs)."""
+    bench.behaviour = probe(bench.traced, [bench.model.inputs(PROBE_TOKENS, s) for s in range(4)])
 
 
 def static_report(bench: Bench) -> StaticReport:

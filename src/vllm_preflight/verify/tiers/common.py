@@ -5,19 +5,20 @@ from __future__ import annotations
 from vllm_preflight.verify.opnames import short
 from vllm_preflight.verify.outcome import FAIL, PASS, SKIP, WARN, Check
 from vllm_preflight.verify.replay import AddressLog, ReplayResult, Tally
-from vllm_preflight.verify.static_checks import StaticReport, target_name
+from vllm_preflight.verify.static_checks import classify_inputs, target_name
 from vllm_preflight.verify.workbench import Bench
 
 
-def describe_pieces(bench: Bench, rep: StaticReport) -> list[dict]:
+def describe_pieces(bench: Bench) -> list[dict]:
     """The plan's piece table: what each piece holds, whether it is captured, and where the
     inputs of captured pieces come from."""
     rows = []
     sg = bench.sg
+    uses = classify_inputs(sg, bench.traced.placeholder_kinds())
     for p in sg.pieces:
         calls = [target_name(n.target) for n in p.nodes if n.op == "call_function"
                  and hasattr(n.target, "_qualified_op_name")]
-        inputs = [u for u in rep.inputs if u.piece == p.name]
+        inputs = [u for u in uses if u.piece == p.name]
         rows.append({
             "name": p.name, "captured": p.captured, "nodes": len(p.nodes),
             "ops": [short(c) for c in calls],
@@ -27,10 +28,10 @@ def describe_pieces(bench: Bench, rep: StaticReport) -> list[dict]:
     return rows
 
 
-def plan_extra(bench: Bench, rep: StaticReport, sizes: list[int], padded: list[int], moe_name: str) -> dict:
+def plan_extra(bench: Bench, sizes: list[int], padded: list[int], moe_name: str) -> dict:
     sg = bench.sg
     return {
-        "pieces": describe_pieces(bench, rep) if bench.plan.piecewise else [],
+        "pieces": describe_pieces(bench) if bench.plan.piecewise else [],
         "split_call_sites": sg.call_sites, "expected_pieces": sg.expected_pieces,
         "graphs_per_size": len(sg.captured) if bench.plan.piecewise else 0,
         "full_graph": bench.plan.full, "verified_sizes": sizes, "padded_sizes": padded,

@@ -27,8 +27,8 @@ from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import moe_name, plan_extra, replay_checks, skipped_runtime, split_check
 from vllm_preflight.verify.toy import DTYPES
 from vllm_preflight.verify.trace import export
-from vllm_preflight.verify.workbench import CPU_TOY, build_bench, build_model, plan_moe, set_threads_for_toy, \
-    split_ops, static_report
+from vllm_preflight.verify.workbench import CPU_TOY, build_bench, build_model, plan_moe, probe_bench, \
+    set_threads_for_toy, split_ops, static_report
 
 SIZE_LIMIT = 8            # the toy verifies capture sizes up to this on CPU
 DTYPES_CHECKED = ("float32", "bfloat16")
@@ -46,11 +46,12 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
     set_threads_for_toy()
     sizes, padded = toy_sizes(plan.capture_sizes, SIZE_LIMIT)
     reporter.step("tracing the toy with torch.compile (custom backend, no Inductor) and splitting it")
-    bench = build_bench(plan, CPU_TOY, max_tokens=max(sizes))
-    rep = static_report(bench)
+    bench = build_bench(plan, CPU_TOY, max_tokens=max(sizes), run_probe=False)
     out = TierRun(device="cpu")
-    out.plan_extra = plan_extra(bench, rep, sizes, padded, moe_name(plan_moe(plan, CPU_TOY)))
-    reporter.pieces(plan, out.plan_extra)
+    out.plan_extra = plan_extra(bench, sizes, padded, moe_name(plan_moe(plan, CPU_TOY)))
+    reporter.pieces(plan, out.plan_extra)  # the plan is out before anything of the toy runs
+    probe_bench(bench)
+    rep = static_report(bench)
 
     def add(checks):
         for c in checks:

@@ -20,8 +20,8 @@ from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import moe_name, plan_extra, replay_checks, skipped_runtime
 from vllm_preflight.verify.toy import ToyConfig
-from vllm_preflight.verify.workbench import Bench, build_bench, build_model, plan_moe, set_threads_for_toy, \
-    split_ops, static_report
+from vllm_preflight.verify.workbench import Bench, build_bench, build_model, plan_moe, probe_bench, \
+    set_threads_for_toy, split_ops, static_report
 
 GPU_TOY = ToyConfig(hidden=256, ffn=512, experts=8, top_k=2, layers=4)
 SIZE_LIMIT = 64
@@ -49,12 +49,13 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
     set_threads_for_toy()
     sizes, padded = toy_sizes(plan.capture_sizes, SIZE_LIMIT)
     reporter.step("tracing the toy with torch.compile (custom backend) and splitting it")
-    bench = build_bench(plan, GPU_TOY, max_tokens=max(sizes))  # static analysis stays on CPU
-    rep = static_report(bench)
+    bench = build_bench(plan, GPU_TOY, max_tokens=max(sizes), run_probe=False)  # static analysis on CPU
     device = torch.device("cuda", 0)
     out = TierRun(device=torch.cuda.get_device_name(device), cuda=torch.version.cuda)
-    out.plan_extra = plan_extra(bench, rep, sizes, padded, moe_name(plan_moe(plan, GPU_TOY)))
+    out.plan_extra = plan_extra(bench, sizes, padded, moe_name(plan_moe(plan, GPU_TOY)))
     reporter.pieces(plan, out.plan_extra)
+    probe_bench(bench)
+    rep = static_report(bench)
 
     def add(checks):
         for c in checks:

@@ -15,7 +15,8 @@ from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import moe_name, plan_extra, skipped_runtime
 from vllm_preflight.verify.tiers.cpu import merge_rank_checks, run_ranks
 from vllm_preflight.verify.tiers.gpu import GPU_TOY, SIZE_LIMIT
-from vllm_preflight.verify.workbench import build_bench, plan_moe, set_threads_for_toy, split_ops, static_report
+from vllm_preflight.verify.workbench import build_bench, plan_moe, probe_bench, set_threads_for_toy, split_ops, \
+    static_report
 
 DEADLINE_S = 900
 SUPPORTED_RANKS = (2, 4, 8)  # the legacy intranode kernels are compiled for these only
@@ -53,13 +54,14 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
 
     set_threads_for_toy()
     sizes, padded = toy_sizes(plan.capture_sizes, SIZE_LIMIT)
-    bench = build_bench(plan, GPU_TOY, max_tokens=max(sizes))
-    rep = static_report(bench)
+    bench = build_bench(plan, GPU_TOY, max_tokens=max(sizes), run_probe=False)
     world = _world(options, torch.cuda.device_count())
     out = TierRun(device=f"{world}x {torch.cuda.get_device_name(0)}", cuda=torch.version.cuda)
-    out.plan_extra = plan_extra(bench, rep, sizes, padded, "deep_ep (legacy Buffer, high-throughput)"
+    out.plan_extra = plan_extra(bench, sizes, padded, "deep_ep (legacy Buffer, high-throughput)"
                                 if plan.ht else moe_name(plan_moe(plan, GPU_TOY)))
     reporter.pieces(plan, out.plan_extra)
+    probe_bench(bench)
+    rep = static_report(bench)
     for c in rep.checks:
         out.checks.append(c)
         reporter.check(c)
