@@ -240,9 +240,9 @@ CHANGES: list[tuple[str, dict]] = [
     }),
     ("0.32.0", {
         "pipeline": PIPELINE_V0_32 + ("log_enabled_passes",), "sp_full_graph_rule": False, "sp_followup": None,
+        "v2_runner_default": True,
     }),
     ("0.33.0", {
-        "v2_runner_default": True,
         "dbo_backends": ("deepep_low_latency", "deepep_high_throughput", "nixl_ep"),
     }),
 ]

@@ -145,6 +145,12 @@ def run_ranks(job: dict, nproc: int, deadline_s: float, graph: bytes | None = No
         if os.path.exists(out_path):
             with open(out_path) as f:
                 return json.load(f), child
+        # a rank that raised left its error beside the missing result: put it first in the output
+        for name in sorted(os.listdir(tmp)):
+            if name.startswith("ranks.json.rank"):
+                with open(os.path.join(tmp, name)) as f:
+                    err = json.load(f)
+                child.output += f"\n[rank {err['rank']}] {err['error']}"
         return None, child
 
 
