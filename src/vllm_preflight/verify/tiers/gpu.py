@@ -25,7 +25,7 @@ from vllm_preflight.verify.workbench import Bench, build_bench, build_model, pla
 
 GPU_TOY = ToyConfig(hidden=256, ffn=512, experts=8, top_k=2, layers=4)
 SIZE_LIMIT = 64
-N4_DEADLINE_S = 240
+N4_DEADLINE_S = 90
 SLOWER_WARN = 1.05  # warn (never fail) when graph replay is >5% slower than eager at small sizes
 
 
