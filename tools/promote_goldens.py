@@ -4,6 +4,11 @@
 
 The tests compute the expected values from the oracle's raw answer (tests/golden/compare.py),
 so the copy keeps the case and the raw answer only.
+
+One exclusion, a limit of the recording environment rather than of vLLM's config logic: a
+release installed today pulls today's transformers, and vLLM 0.11.0's tokenizer code calls a
+tokenizer attribute that transformers no longer has, so loading the fixture Whisper tokenizer
+fails with an AttributeError before any config is resolved. Those cases are left out and counted.
 """
 from __future__ import annotations
 
@@ -15,19 +20,29 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "golden" / "data"
 
 
+def environment_breakdown(golden: dict) -> bool:
+    err = golden["oracle"].get("error") or ""
+    return err.startswith("AttributeError: ") and "Tokenizer has no attribute" in err
+
+
 def main() -> None:
     raw_dir = Path(sys.argv[1])
     names = sys.argv[2:] or [p.stem for p in sorted(raw_dir.glob("*.jsonl"))]
     DATA.mkdir(parents=True, exist_ok=True)
     for name in names:
         out = []
+        left_out = 0
         for line in (raw_dir / f"{name}.jsonl").read_text().splitlines():
             g = json.loads(line)
+            if environment_breakdown(g):
+                left_out += 1
+                continue
             g.pop("expected", None)
             g["oracle"].pop("torch_version", None)
             out.append(json.dumps(g, sort_keys=True, separators=(",", ":")))
         (DATA / f"{name}.jsonl").write_text("\n".join(out) + "\n")
-        print(f"{name}: {len(out)} cases")
+        print(f"{name}: {len(out)} cases" + (f" ({left_out} left out: tokenizer breaks in the "
+                                                "recording environment)" if left_out else ""))
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def test_renamed_pass_config_key_on_newer_releases(version):
 def test_new_pass_config_name_on_0_11(version):
     if not recorded(version):
         pytest.skip(f"release data for {version} not recorded yet")
-    f = only(findings_for("vllm serve m -cc.pass_config.fuse_attn_quant=true\n", version), "VP203")
+    f = only(findings_for("vllm serve m --compilation-config.pass_config.fuse_attn_quant=true\n", version), "VP203")
     assert f.severity == "warning" and "ignores it" in f.message
     assert "did you mean `enable_attn_fusion`?" in f.message
 

@@ -10,10 +10,16 @@ from __future__ import annotations
 from vllm_preflight.releases.optimization_levels import levels
 
 
+_FUSION_NOOP_NORM = "Fusion enabled but reshape elimination disabled. RMSNorm/SiluMul + quant (fp8) fusion might not work"
+_FUSION_NOOP_ATTN = "Fusion enabled but reshape elimination disabled. Attention + quant (fp8) fusion might not work"
+_FUSION_NOOP_ALLREDUCE = ("Fusion enabled but reshape elimination disabled. Allreduce + rms norm + quant (fp8) "
+                          "fusion might not work")
+
+
 def _msg_deepep(prefix: str, how: str, options: str) -> str:
     return (f"{prefix}: Disabling CUDA Graphs since DeepEP high-throughput kernels are optimized for "
             f"prefill and are incompatible with CUDA Graphs. In order to use CUDA Graphs for "
-            f"decode-optimized workloads, {how} with another option, such as {options}.")
+            f"decode-optimized workloads, {how} another option, such as {options}.")
 
 
 PIPELINE_V0_11_0 = (
@@ -83,7 +89,9 @@ CHANGES: list[tuple[str, dict]] = [
         "mode_field": "level", "mode_accepts_names": False, "has_level_alias": False,
         "config_extra": "ignore", "cudagraph_mode_bad_name_error": "KeyError",
         "pass_config_deprecated_names": False, "check_piecewise_backend": False,
-        "pass_config_noop_warnings": False,
+        "pass_config_noop_warnings": ("enable_noop", (
+            (("enable_fusion",), _FUSION_NOOP_NORM), (("enable_attn_fusion",), _FUSION_NOOP_ATTN))),
+        "torch_has_inductor_partition": False,
         "attn_fusion_name": "enable_attn_fusion", "sp_name": "enable_sequence_parallelism",
         "async_tp_name": "enable_async_tp", "sp_rms_norm": "always",
         "has_optimization_level": False, "optimization_level_defaults": None,
@@ -91,7 +99,7 @@ CHANGES: list[tuple[str, dict]] = [
         "all2all_env": "only", "all2all_env_override_warning": "",
         "cuda_graph_sizes_style": "scheduler",
         # rules
-        "deepep_message": _msg_deepep("WideEP", "set VLLM_ALL2ALL_BACKEND",
+        "deepep_message": _msg_deepep("WideEP", "set VLLM_ALL2ALL_BACKEND to",
                                       "deepep_low_latency, pplx, or allgather_reducescatter"),
         "extra_default_split_ops": (), "splitting_ops_empty_without_compile": False,
         "sp_followup_appends_twice": True, "pcp_override": False, "has_breakable_cudagraph": False,
@@ -120,9 +128,12 @@ CHANGES: list[tuple[str, dict]] = [
         "pipeline": PIPELINE_V0_11_1,
         "serve_model_flag": "move",
         "mode_field": "mode", "mode_accepts_names": True, "has_level_alias": True,
-        "check_piecewise_backend": True, "sp_rms_norm": None,
+        "check_piecewise_backend": True, "sp_rms_norm": None, "torch_has_inductor_partition": True,
+        "pass_config_noop_warnings": ("enable_noop", (
+            (("enable_fusion",), _FUSION_NOOP_NORM), (("enable_attn_fusion",), _FUSION_NOOP_ATTN),
+            (("enable_fi_allreduce_fusion",), _FUSION_NOOP_ALLREDUCE))),
         "all2all_env": "fallback", "cuda_graph_sizes_style": "deprecated",
-        "deepep_message": _msg_deepep("WideEP", "use --all2all-backend",
+        "deepep_message": _msg_deepep("WideEP", "use --all2all-backend with",
                                       "deepep_low_latency, pplx, or allgather_reducescatter"),
         "piecewise_assert_message": ("Compilation mode should be CompilationMode.VLLM_COMPILE when "
                                      "cudagraph_mode piecewise cudagraphs is used, cudagraph_mode={cg}"),
@@ -140,7 +151,10 @@ CHANGES: list[tuple[str, dict]] = [
     ("0.12.0", {
         "pipeline": PIPELINE_V0_12,
         "o_flag": "optimization_level_dotted_deprecated",
-        "pass_config_deprecated_names": True, "pass_config_noop_warnings": True, "warn_duplicate_flags": True,
+        "pass_config_deprecated_names": True, "warn_duplicate_flags": True,
+        "pass_config_noop_warnings": ("eliminate_noops", (
+            (("fuse_norm_quant", "fuse_act_quant"), _FUSION_NOOP_NORM), (("fuse_attn_quant",), _FUSION_NOOP_ATTN),
+            (("fuse_allreduce_rms",), _FUSION_NOOP_ALLREDUCE))),
         "attn_fusion_name": "fuse_attn_quant", "sp_name": "enable_sp", "async_tp_name": "fuse_gemm_comms",
         "sp_rms_norm": "unless_disabled",
         "has_optimization_level": True, "optimization_level_defaults": levels,
@@ -150,7 +164,7 @@ CHANGES: list[tuple[str, dict]] = [
         "pipeline": PIPELINE_V0_13,
         "o_flag": "optimization_level", "config_extra": "forbid", "pass_config_deprecated_names": False,
         "pcp_override": False, "capture_max_counts_spec_tokens": True,
-        "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend",
+        "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend with",
                                       "deepep_low_latency, pplx, or allgather_reducescatter"),
     }),
     ("0.14.0", {
@@ -178,7 +192,7 @@ CHANGES: list[tuple[str, dict]] = [
         "enforce_eager_message": ("Enforce eager set, disabling torch.compile and CUDAGraphs. This is "
                                   "equivalent to setting -cc.mode=none -cc.cudagraph_mode=none"),
         "extra_default_split_ops": ("vllm::unified_kv_cache_update", "vllm::unified_mla_kv_cache_update"),
-        "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend",
+        "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend with",
                                       "deepep_low_latency or allgather_reducescatter"),
     }),
     ("0.18.0", {
@@ -206,7 +220,7 @@ CHANGES: list[tuple[str, dict]] = [
                               "pipeline. Equivalent to -cc.mode=none."),
     }),
     ("0.24.0", {
-        "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend",
+        "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend with",
                                       "deepep_low_latency, nixl_ep, or allgather_reducescatter"),
     }),
     ("0.26.0", {

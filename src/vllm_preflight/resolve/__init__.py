@@ -72,7 +72,8 @@ def resolved_view(state: State) -> dict:
             "max_cudagraph_capture_size": cc["max_cudagraph_capture_size"] if "max_cudagraph_capture_size" in fields else None,
         },
         "parallel_config": {
-            "all2all_backend": state.parallel["all2all_backend"],
+            # 0.11.0 has no all2all_backend field (the backend is VLLM_ALL2ALL_BACKEND alone)
+            "all2all_backend": state.parallel["all2all_backend"] if rel.all2all_env != "only" else None,
             "data_parallel_size": state.parallel["data_parallel_size"],
             "tensor_parallel_size": state.parallel["tensor_parallel_size"],
             "enable_expert_parallel": state.parallel["enable_expert_parallel"],

@@ -131,17 +131,12 @@ def _pass_config(raw: Any, release, state: State) -> dict:
                           f"v1.0.0, whichever is sooner. Use {news} instead.")
             if old in out:
                 out[old] = None
-    if release.pass_config_noop_warnings and not out.get("eliminate_noops"):
-        # PassConfig.__post_init__ runs before the -O defaults fill eliminate_noops
-        if out.get("fuse_norm_quant") or out.get("fuse_act_quant"):
-            state.log("warning", "Fusion enabled but reshape elimination disabled. RMSNorm/SiluMul + quant "
-                      "(fp8) fusion might not work", once=True)
-        if out.get("fuse_attn_quant"):
-            state.log("warning", "Fusion enabled but reshape elimination disabled. Attention + quant (fp8) "
-                      "fusion might not work", once=True)
-        if out.get("fuse_allreduce_rms"):
-            state.log("warning", "Fusion enabled but reshape elimination disabled. Allreduce + rms norm + "
-                      "quant (fp8) fusion might not work", once=True)
+    noop_field, warnings = release.pass_config_noop_warnings or (None, ())
+    if noop_field and not out.get(noop_field):
+        # PassConfig.__post_init__ runs before the -O defaults fill the no-op elimination flag
+        for fields_on, message in warnings:
+            if any(out.get(f) for f in fields_on):
+                state.log("warning", message, once=True)
     return out
 
 
@@ -235,6 +230,10 @@ def _post_init(release, state: State) -> None:
         if op[:1] not in ("+", "-") and op not in ("all", "none"):
             raise ConfigInvalid(f"Invalid syntax '{op}' for custom op, must be 'all', 'none', "
                                 "'+op' or '-op' (where 'op' is the registered op name)")
+    if cc.get("use_inductor_graph_partition") and not release.torch_has_inductor_partition:
+        # the torch this release pins (0.11.0: 2.8) predates inductor graph partition
+        raise ConfigInvalid("use_inductor_graph_partition is only supported with torch>=2.9.0.dev. Set "
+                            "use_inductor_graph_partition=False instead.")
     mode = cc["mode"] if release.mode_field == "mode" else cc["level"]
     if release.check_piecewise_backend and mode == "VLLM_COMPILE" and cc["backend"] not in ("", "eager", "inductor"):
         raise ConfigInvalid(f"Invalid backend for piecewise compilation: {cc['backend']}")

@@ -541,6 +541,9 @@ def sequence_parallel_followup(state: State) -> None:
     if state.release.key >= (0, 12) and state.cc["mode"] != "VLLM_COMPILE":
         state.log("warning", f"Sequence parallelism is enabled, but running in wrong vllm compile mode: "
                   f"{modes.mode_value(state.cc['mode'])}.")
+    if state.cc["splitting_ops"] is None and not state.cc["use_inductor_graph_partition"]:
+        # 0.11.x leaves splitting_ops None without VLLM_COMPILE, and vLLM takes its len()
+        raise Refusal("TypeError", "object of type 'NoneType' has no len()")
     ops = state.cc["splitting_ops"] or []
     is_fullgraph = bool(state.cc["use_inductor_graph_partition"]) or len(ops) == 0
     if state.release.sp_followup == "pp_only":
