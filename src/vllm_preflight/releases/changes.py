@@ -220,6 +220,11 @@ CHANGES: list[tuple[str, dict]] = [
                               "pipeline. Equivalent to -cc.mode=none."),
     }),
     ("0.24.0", {
+        "dbo_backends": ("deepep_low_latency", "deepep_high_throughput", "nixl_ep"),
+        "dbo_message": ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, "
+                        "and nixl_ep all2all backends. {backend} is not supported. To fix use "
+                        "--all2all-backend=deepep_low_latency, --all2all-backend=deepep_high_throughput, or "
+                        "--all2all-backend=nixl_ep and install the matching kernels."),
         "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend with",
                                       "deepep_low_latency, nixl_ep, or allgather_reducescatter"),
     }),
@@ -257,7 +262,10 @@ CHANGES: list[tuple[str, dict]] = [
         "v2_runner_default": True,
     }),
     ("0.33.0", {
-        "dbo_backends": ("deepep_low_latency", "deepep_high_throughput", "nixl_ep"),
+        "dbo_message": ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, "
+                        "nixl_ep all2all backends on this platform. {backend} is not supported. To fix use one "
+                        "of --all2all-backend=deepep_low_latency, --all2all-backend=deepep_high_throughput, "
+                        "--all2all-backend=nixl_ep and install the matching kernels."),
     }),
 ]
 
