@@ -1,5 +1,7 @@
 import sys
 from pathlib import Path
 
-# the golden comparison helpers are shared with tools/golden_diff.py
+# shared test helpers (tests/support.py) and the golden comparison helpers, which
+# tools/golden_diff.py uses too
+sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent / "golden"))

@@ -23,10 +23,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tests" / "golden"))
 import gen_corpus  # noqa: E402
+from compare import expected_of  # noqa: E402  (one definition of what a golden asserts)
 
 MODELS_DIR = ROOT / "tests" / "fixtures" / "models"
-LEVEL_TO_MODE = {0: "NONE", 1: "STOCK_TORCH_COMPILE", 2: "DYNAMO_TRACE_ONCE", 3: "VLLM_COMPILE"}
 RAW_KEYS = ("vllm_version", "torch_version", "path", "error", "warnings", "info", "splitting_ops",
             "cudagraph_mode", "mode", "mode_value", "level", "use_inductor_graph_partition",
             "pass_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "custom_ops",
@@ -42,46 +43,6 @@ def oracle_case(case: dict) -> dict:
         # time) is named with --model, so the oracle does not skip tokenizer init
         return {"id": case["id"], "cli_args": ["--model", str(model_dir)] + argv[3:], "env": case["env"]}
     return {"id": case["id"], "cli_args": argv[3:], "env": case["env"], "model": str(model_dir)}
-
-
-def error_of(raw: str | None) -> dict | None:
-    if raw is None:
-        return None
-    typ, _, msg = raw.partition(": ")
-    if typ == "ValueError" and msg.startswith("argparse rejected"):
-        # the oracle wraps argparse's exit; argparse's own last line is the message
-        lines = [ln for ln in msg.splitlines() if ln.strip()]
-        tail = lines[-1] if lines else msg
-        if ": error: " in tail:
-            tail = tail.split(": error: ", 1)[1]
-        return {"type": "ArgumentError", "message": tail}
-    return {"type": typ, "message": msg}
-
-
-def expected_of(res: dict) -> dict:
-    err = error_of(res.get("error"))
-    if err is not None:
-        return {"vllm_error": err}
-    mode = res.get("mode")
-    if mode is None and res.get("level") is not None:
-        mode = LEVEL_TO_MODE[res["level"]]
-    par = res.get("parallel") or {}
-    return {
-        "vllm_error": None,
-        "mode": mode,
-        "cudagraph_mode": res.get("cudagraph_mode"),
-        "splitting_ops": res.get("splitting_ops"),
-        "use_inductor_graph_partition": res.get("use_inductor_graph_partition"),
-        "pass_config": res.get("pass_config"),
-        "custom_ops": res.get("custom_ops"),
-        "cudagraph_capture_sizes": res.get("cudagraph_capture_sizes"),
-        "max_cudagraph_capture_size": res.get("max_cudagraph_capture_size"),
-        "all2all_backend": par.get("all2all_backend"),
-        "data_parallel_size": par.get("data_parallel_size"),
-        "tensor_parallel_size": par.get("tensor_parallel_size"),
-        "enable_expert_parallel": par.get("enable_expert_parallel"),
-        "optimization_level": res.get("optimization_level"),
-    }
 
 
 def outcome_counts(lines: list[dict]) -> Counter:
@@ -131,7 +92,7 @@ def main() -> int:
         raw = {k: res.get(k) for k in RAW_KEYS}
         raw["platform_is_cuda"] = (res.get("platform") or {}).get("is_cuda")
         lines.append({**c, "target": "pr29558" if a.version == "pr29558" else "release",
-                      "oracle": raw, "expected": expected_of(res)})
+                      "oracle": raw, "expected": expected_of(raw)})
     out = Path(a.output or ROOT / "tests" / "golden" / f"{a.version}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(g, sort_keys=True) + "\n" for g in lines))

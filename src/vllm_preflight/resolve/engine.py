@@ -184,27 +184,25 @@ def _verify_scheduler(mnbt: int, mns: int, max_model_len: int, chunked: bool) ->
 
 
 def _merge_capture_flags(v: dict, state: State) -> None:
-    cc = state.cc
+    """`--cuda-graph-sizes`, `--cudagraph-capture-sizes`, `--max-cudagraph-capture-size` go into
+    the compilation config; each is refused next to the same field in `-cc`."""
     if v.get("cuda_graph_sizes") is not None:
-        if state.release.cuda_graph_sizes_style == "scheduler":
+        if state.release.cuda_graph_sizes_style == "scheduler":  # 0.11.0: a scheduler field
             state.scheduler["cuda_graph_sizes"] = v["cuda_graph_sizes"]
         else:
             state.log("warning", "--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or "
                       "v1.0.0, whichever is soonest. Please use --cudagraph-capture-sizes instead.")
-            if cc["cudagraph_capture_sizes"] is not None:
-                raise Refusal("ValueError", "cuda_graph_sizes and compilation_config."
-                              "cudagraph_capture_sizes are mutually exclusive")
-            cc["cudagraph_capture_sizes"] = list(v["cuda_graph_sizes"])
-            state.cc_given.add("cudagraph_capture_sizes")
+            _flag_into_config(state, "cuda_graph_sizes", "cudagraph_capture_sizes", list(v["cuda_graph_sizes"]))
     if v.get("cudagraph_capture_sizes") is not None:
-        if cc["cudagraph_capture_sizes"] is not None:
-            raise Refusal("ValueError", "cudagraph_capture_sizes and compilation_config."
-                          "cudagraph_capture_sizes are mutually exclusive")
-        cc["cudagraph_capture_sizes"] = list(v["cudagraph_capture_sizes"])
-        state.cc_given.add("cudagraph_capture_sizes")
+        _flag_into_config(state, "cudagraph_capture_sizes", "cudagraph_capture_sizes",
+                          list(v["cudagraph_capture_sizes"]))
     if v.get("max_cudagraph_capture_size") is not None:
-        if cc["max_cudagraph_capture_size"] is not None:
-            raise Refusal("ValueError", "max_cudagraph_capture_size and compilation_config."
-                          "max_cudagraph_capture_size are mutually exclusive")
-        cc["max_cudagraph_capture_size"] = v["max_cudagraph_capture_size"]
-        state.cc_given.add("max_cudagraph_capture_size")
+        _flag_into_config(state, "max_cudagraph_capture_size", "max_cudagraph_capture_size",
+                          v["max_cudagraph_capture_size"])
+
+
+def _flag_into_config(state: State, flag: str, field: str, value) -> None:
+    if state.cc[field] is not None:
+        raise Refusal("ValueError", f"{flag} and compilation_config.{field} are mutually exclusive")
+    state.cc[field] = value
+    state.cc_given.add(field)

@@ -9,13 +9,9 @@ TIERS = ("cpu", "gpu", "multi-gpu")
 
 
 def _pairs(values: tuple[str, ...], option: str) -> tuple[tuple[str, str], ...]:
-    out = []
-    for v in values:
-        if "=" not in v:
-            raise click.UsageError(f"{option} takes KEY=VALUE, got {v!r}")
-        k, _, val = v.partition("=")
-        out.append((k, val))
-    return tuple(out)
+    from vllm_preflight.cli import _pairs as pairs
+
+    return tuple(pairs(values, option))
 
 
 @click.command()
