@@ -121,7 +121,7 @@ CHANGES: list[tuple[str, dict]] = [
         "allreduce_fusion_auto": False, "norm_fusion_ir_priority": False,
         "capture_interactivity": False, "capture_add_max_num_batched_tokens": False,
         "capture_uniform_decode_sizes": False, "capture_add_max_num_seqs": False,
-        "validate_environ": False, "batched_dp_moe_tokens": None, "throughput_mode_doubles": False,
+        "validate_environ": False, "cascade_message": None, "batched_dp_moe_tokens": None, "throughput_mode_doubles": False,
         "piecewise_needs_compile_message": "",
     }),
     ("0.11.1", {
@@ -142,6 +142,8 @@ CHANGES: list[tuple[str, dict]] = [
                         "--all2all-backend=deepep_low_latency or --all2all-backend=deepep_high_throughput "
                         "and install the DeepEP kernels."),
         "capture_sizes_style": "v0_11_1",
+        "cascade_message": ("No piecewise cudagraph for executing cascade attention. Will fall back to eager "
+                            "execution if a batch runs into cascade attentions"),
         "empty_splitting_messages": EMPTY_SPLITTING_MESSAGES_V0_11,
         "rope_kvcache_fusion_guards": (), "rope_kvcache_messages": {}, "sp_full_graph_rule": False,
         "deepep_effective_dp": False,
@@ -175,6 +177,8 @@ CHANGES: list[tuple[str, dict]] = [
     }),
     ("0.14.0", {
         "empty_splitting_messages": EMPTY_SPLITTING_MESSAGES_V0_14,
+        "cascade_message": ("No piecewise cudagraph for executing cascade attention. Will fall back to eager "
+                            "execution if a batch runs into cascade attentions."),
         "inductor_disabled_message": ("Inductor compilation was disabled by user settings, optimizations "
                                       "settings that are only active during inductor compilation will be "
                                       "ignored."),
@@ -258,6 +262,7 @@ CHANGES: list[tuple[str, dict]] = [
                                   "-cc.cudagraph_mode=none and --kernel_config.enable_jit_warmup=False"),
     }),
     ("0.32.0", {
+        "cascade_message": None,
         "pipeline": PIPELINE_V0_32 + ("log_enabled_passes",), "sp_full_graph_rule": False, "sp_followup": None,
         "v2_runner_default": True,
     }),

@@ -567,9 +567,8 @@ def sequence_parallel_followup(state: State) -> None:
 def final_checks(state: State) -> None:
     cg = _cg(state)
     if modes.has_full_cudagraphs(cg) and state.has_model and not state.model_cfg["disable_cascade_attn"] \
-            and not modes.has_piecewise_cudagraphs(cg):
-        state.log("warning", "No piecewise cudagraph for executing cascade attention. Will fall back to "
-                  "eager execution if a batch runs into cascade attentions", once=True)
+            and not modes.has_piecewise_cudagraphs(cg) and state.release.cascade_message:
+        state.log("warning", state.release.cascade_message, once=True)
     if modes.requires_piecewise_compilation(cg) and _mode(state) != "VLLM_COMPILE" and not _breakable(state):
         raise validation_error(state.release.piecewise_assert_message.format(cg=cg), "Assertion failed")
 
