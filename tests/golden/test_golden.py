@@ -58,7 +58,9 @@ def test_golden_outcome_coverage(path: Path):
             outcomes["error"] += 1
             continue
         outcomes[e["cudagraph_mode"]] += 1
-        if e["all2all_backend"] == "deepep_high_throughput" and (e["data_parallel_size"] or 1) > 1:
+        # 0.11.0 has no all2all_backend field: its backend is the environment variable alone
+        backend = e["all2all_backend"] or g["env"].get("VLLM_ALL2ALL_BACKEND")
+        if backend == "deepep_high_throughput" and (e["data_parallel_size"] or 1) > 1:
             outcomes["deepep_ht_dp>1"] += 1
     assert outcomes["error"] >= 10
     assert outcomes["deepep_ht_dp>1"] >= 30
