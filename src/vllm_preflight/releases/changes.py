@@ -119,6 +119,7 @@ CHANGES: list[tuple[str, dict]] = [
         "removed_all2all_backends": (), "sp_tp1_disable": False, "sp_threshold": False,
         "sp_followup": "split_or_pp", "v2_runner_default": False,
         "allreduce_fusion_auto": False, "norm_fusion_ir_priority": False,
+        "allreduce_fusion_single_dp_pp": False, "allreduce_fusion_batch_invariant": False,
         "capture_interactivity": False, "capture_add_max_num_batched_tokens": False,
         "capture_uniform_decode_sizes": False, "capture_add_max_num_seqs": False,
         "validate_environ": False, "cascade_message": None, "batched_dp_moe_tokens": None, "throughput_mode_doubles": False,
@@ -192,6 +193,7 @@ CHANGES: list[tuple[str, dict]] = [
     ("0.17.0", {
         "pipeline": PIPELINE_V0_17, "sp_threshold": True, "sp_rms_norm": None,
         "allreduce_fusion_auto": True, "capture_interactivity": True, "validate_environ": True,
+        "allreduce_fusion_single_dp_pp": True, "removed_all2all_backends": ("pplx",),
         "throughput_mode_doubles": True,
         "enforce_eager_message": ("Enforce eager set, disabling torch.compile and CUDAGraphs. This is "
                                   "equivalent to setting -cc.mode=none -cc.cudagraph_mode=none"),
@@ -200,7 +202,7 @@ CHANGES: list[tuple[str, dict]] = [
                                       "deepep_low_latency or allgather_reducescatter"),
     }),
     ("0.18.0", {
-        "has_level_alias": False, "removed_all2all_backends": ("pplx",),
+        "has_level_alias": False,
         "pipeline": PIPELINE_V0_17 + ("log_enabled_passes",),
     }),
     ("0.19.0", {
@@ -219,6 +221,7 @@ CHANGES: list[tuple[str, dict]] = [
         "capture_add_max_num_batched_tokens": True,
     }),
     ("0.22.0", {
+        "allreduce_fusion_single_dp_pp": False,
         "pipeline": PIPELINE_V0_22 + ("log_enabled_passes",), "has_breakable_cudagraph": True,
         "breakable_message": ("VLLM_USE_BREAKABLE_CUDAGRAPH is set, disabling vLLM's torch.compile "
                               "pipeline. Equivalent to -cc.mode=none."),
@@ -253,6 +256,7 @@ CHANGES: list[tuple[str, dict]] = [
         "capture_uniform_decode_sizes": True,
     }),
     ("0.30.0", {
+        "allreduce_fusion_batch_invariant": True,
         "pipeline": PIPELINE_V0_30 + ("log_enabled_passes",), "breakable_message": "", "inductor_warning_skips_breakable": True,
     }),
     ("0.31.0", {

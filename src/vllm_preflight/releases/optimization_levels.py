@@ -71,11 +71,16 @@ def enable_act_fusion(state) -> bool:
 
 
 def enable_allreduce_rms_fusion(state) -> bool:
-    """CUDA with TP>1 on SM90 or the SM100 family (flashinfer ships with vLLM), not batch-invariant."""
-    if state.env.get("VLLM_BATCH_INVARIANT", "0") not in ("", "0"):
+    """CUDA with TP>1 on SM90 or SM100 (flashinfer ships with vLLM); not with DP or PP on
+    0.17-0.20 (broken combinations then), not batch-invariant from 0.30."""
+    rel = state.release
+    if rel.allreduce_fusion_batch_invariant and state.env.get("VLLM_BATCH_INVARIANT", "0") not in ("", "0"):
+        return False
+    par = state.parallel
+    if rel.allreduce_fusion_single_dp_pp and (par["data_parallel_size"] != 1 or par["pipeline_parallel_size"] != 1):
         return False
     major, minor = state.gpu.capability
-    return state.parallel["tensor_parallel_size"] > 1 and (major == 10 or (major, minor) == (9, 0))
+    return par["tensor_parallel_size"] > 1 and (major == 10 or (major, minor) == (9, 0))
 
 
 def splitting_ops_contain_kv_cache_update(state) -> bool:
