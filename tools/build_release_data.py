@@ -115,6 +115,10 @@ def main() -> None:
         prev = rows
         f = facts[v]
         extra = source_facts(src_root, v)
+        if not extra.get("pass_config_order") and f.get("pass_config_order"):
+            extra["pass_config_order"] = f["pass_config_order"]
+        if not extra.get("env_vars") and f.get("env_vars"):
+            extra["env_vars"] = f["env_vars"]
         order = [n for n in extra.get("pass_config_order", []) if n in f["pass_config_fields"]]
         order += [n for n in f["pass_config_fields"] if n not in order]
         env_vars[v] = extra.get("env_vars")

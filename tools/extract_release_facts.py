@@ -131,6 +131,10 @@ def main() -> None:
         if hasattr(comp, "CompilationMode") else None,
         "all2all_backends": _literal_values(hints.get("all2all_backend")),
         "parallel_fields": _fields(ParallelConfig),
+        # declaration order (the dicts above are written with sorted keys)
+        "pass_config_order": [f.name for f in dataclasses.fields(comp.PassConfig)],
+        "env_vars": sorted(n for n in getattr(__import__("vllm.envs", fromlist=["x"]),
+                                              "environment_variables", {}) if n.startswith("VLLM_")),
     }
     with open(out_path, "w") as f:
         json.dump(facts, f, indent=1, sort_keys=True)
