@@ -158,14 +158,11 @@ class Release:
     target: str  # "release" | "pr29558"
     rules: dict = field(hash=False, compare=False)
 
-    @property
-    def key(self) -> tuple[int, ...]:
-        return version_key(self.version)
-
     def __post_init__(self) -> None:
         # rule knobs become plain attributes (the resolver reads them on every step)
         for name, value in self.rules.items():
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "key", version_key(self.version))
 
     @property
     def options(self) -> OptionTable:

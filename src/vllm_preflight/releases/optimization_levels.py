@@ -109,10 +109,16 @@ def _value(code: str, state):
     raise KeyError(code)
 
 
-def levels(state, level: int) -> dict:
-    """{state path: value} of the release's -O table at `level`, in vLLM's order."""
-    out = {f"pass_config.{field}": _value(codes[level], state)
-           for field, codes in table_for(state.release.key).items()}
-    out["cc.cudagraph_mode"] = CUDAGRAPH_BY_LEVEL[level]
-    out["cc.use_inductor_graph_partition"] = False
-    return out
+def levels(state, level: int):
+    """(state path, value) of the release's -O table at `level` for the fields still unset,
+    in vLLM's order (a helper is evaluated only for a field it would fill)."""
+    pc = state.pass_config
+    for field, codes in table_for(state.release.key).items():
+        if field in pc and pc[field] is None:
+            value = _value(codes[level], state)
+            if value is not None:
+                yield f"pass_config.{field}", value
+    if state.cc["cudagraph_mode"] is None:
+        yield "cc.cudagraph_mode", CUDAGRAPH_BY_LEVEL[level]
+    if state.cc["use_inductor_graph_partition"] is None:
+        yield "cc.use_inductor_graph_partition", False

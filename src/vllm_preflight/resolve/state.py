@@ -108,6 +108,5 @@ _FIELD_NAMES: dict[str, str] = {}
 
 
 def _plain(v: Any) -> Any:
-    if isinstance(v, (list, tuple)):
-        return list(v)
-    return v
+    # lists are copied: vLLM (and we) append to custom_ops in place after the event
+    return list(v) if type(v) in (list, tuple) else v

@@ -112,13 +112,12 @@ def default_custom_ops(state: State) -> None:
 def optimization_level_defaults(state: State) -> None:
     """0.12.0+: fill fields the user left unset from the -O level's table."""
     level = state.optimization_level or 0
-    rel = state.release
-    table = rel.optimization_level_defaults(state, level)
-    for path, value in table.items():
-        obj, key = state._slot(path)
-        if key in obj and obj[key] is None and value is not None:
-            state.set(path, value, f"optimization_level.O{level}",
-                      f"default of optimization level O{level}", "debug")
+    rule, reason = _LEVEL_RULES[level]
+    for path, value in state.release.optimization_level_defaults(state, level):
+        state.set(path, value, rule, reason, "debug")
+
+
+_LEVEL_RULES = {n: (f"optimization_level.O{n}", f"default of optimization level O{n}") for n in range(4)}
 
 
 def default_cudagraph_mode_v0_11_0(state: State) -> None:
