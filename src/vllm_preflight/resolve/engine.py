@@ -125,8 +125,6 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     state.parallel["all2all_backend"] = all2all_backend(state, v.get("all2all_backend"))
     removed_backend_fallback(state)
     # --- scheduler defaults (usage context: the OpenAI API server)
-    tp = v.get("tensor_parallel_size", 1) or 1
-    pp = v.get("pipeline_parallel_size", 1) or 1
     big = state.gpu.memory_gib >= 70 and "a100" not in state.gpu.device_name.lower()
     chunked = v.get("enable_chunked_prefill")
     if chunked is None:

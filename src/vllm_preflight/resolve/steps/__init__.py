@@ -1,0 +1,25 @@
+"""The steps of `VllmConfig.__post_init__` that decide compilation and CUDA-graph settings.
+
+Each step is a small function of the State, kept in a module by concern; the release's
+`pipeline` (data) lists which steps run and in which order, and its rule knobs choose between
+step variants. Every change goes through `State.set` with a stable rule id and vLLM's own
+log message.
+"""
+from __future__ import annotations
+
+from vllm_preflight.resolve.state import Refusal, State
+from vllm_preflight.resolve.steps import (checks, cudagraph_mode, deepep_ht, defaults, sequence_parallel,
+                                          splitting_ops)
+from vllm_preflight.resolve.steps.common import MOE_OPS
+
+STEPS = {name: fn for module in (defaults, cudagraph_mode, sequence_parallel, deepep_ht, splitting_ops, checks)
+         for name, fn in vars(module).items()
+         if callable(fn) and not name.startswith("_") and getattr(fn, "__module__", "") == module.__name__}
+
+
+def run(state: State) -> None:
+    for name in state.release.pipeline:
+        STEPS[name](state)
+
+
+__all__ = ["STEPS", "run", "MOE_OPS", "Refusal"]

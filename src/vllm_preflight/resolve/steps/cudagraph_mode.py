@@ -1,0 +1,132 @@
+"""Rules that change cudagraph_mode: compile-mode compatibility, model kinds, eager mode, runners."""
+from __future__ import annotations
+
+from vllm_preflight.resolve import modes
+from vllm_preflight.resolve.state import State
+from vllm_preflight.resolve.steps.common import _breakable, _cg
+
+
+def piecewise_needs_compile_none(state: State) -> None:
+    """0.12.0: any CUDA graph mode but NONE needs VLLM_COMPILE, else NONE."""
+    if _cg(state) != "NONE" and state.cc["mode"] != "VLLM_COMPILE":
+        msg = state.release.piecewise_needs_compile_message.format(
+            cg=_cg(state), mode=modes.mode_value(state.cc["mode"]))
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "cudagraph_mode.needs_vllm_compile", msg)
+
+
+def piecewise_needs_compile_piecewise_only(state: State) -> None:
+    """0.13.0-0.29.x: only modes with piecewise graphs need VLLM_COMPILE."""
+    if modes.requires_piecewise_compilation(_cg(state)) and state.cc["mode"] != "VLLM_COMPILE" \
+            and not _breakable(state):
+        msg = state.release.piecewise_needs_compile_message.format(
+            cg=_cg(state), mode=modes.mode_value(state.cc["mode"]))
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "cudagraph_mode.needs_vllm_compile", msg)
+
+
+def normalize_piecewise_cudagraph_mode(state: State) -> None:
+    """0.30.0+: without VLLM_COMPILE, drop the piecewise half (FULL_AND_PIECEWISE keeps
+    full decode graphs as FULL_DECODE_ONLY); sizes are cleared when nothing is left."""
+    cg = _cg(state)
+    if modes.requires_piecewise_compilation(cg) and state.cc["mode"] != "VLLM_COMPILE" and not _breakable(state):
+        fallback = modes.without_piecewise(cg)
+        msg = (f"Cudagraph mode {cg} is not compatible with compilation mode "
+               f"{modes.mode_value(state.cc['mode'])}. Overriding to {fallback}.")
+        state.log("info", msg, once=True)
+        state.set("cc.cudagraph_mode", fallback, "cudagraph_mode.needs_vllm_compile", msg)
+        if fallback == "NONE":
+            state.cc["max_cudagraph_capture_size"] = 0
+            state.cc["cudagraph_capture_sizes"] = []
+
+
+def static_graph_overrides_v0_12(state: State) -> None:
+    cg = _cg(state)
+    if not modes.has_full_cudagraphs(cg):
+        return
+    par = state.parallel
+    if par["decode_context_parallel_size"] > 1:
+        msg = ("Decode context parallel (DCP) is enabled, which is incompatible with full CUDA graphs. "
+               "Overriding cudagraph_mode to PIECEWISE.")
+    elif par.get("prefill_context_parallel_size", 1) > 1 and state.release.pcp_override:
+        msg = ("Prefill context parallel (PCP) is enabled, which is incompatible with full CUDA graphs. "
+               "Overriding cudagraph_mode to PIECEWISE.")
+    elif state.has_model and state.model_cfg["is_pooling"]:
+        msg = "Pooling models do not support full cudagraphs. Overriding cudagraph_mode to PIECEWISE."
+    elif state.has_model and state.model_cfg["is_encoder_decoder"]:
+        msg = "Encoder-decoder models do not support full cudagraphs. Overriding cudagraph_mode to PIECEWISE."
+    else:
+        return
+    state.log("warning", msg, once=True)
+    state.set("cc.cudagraph_mode", "PIECEWISE", "cudagraph_mode.model_override", msg, "warning")
+
+
+def static_graph_overrides_v0_13(state: State) -> None:
+    cg = _cg(state)
+    if not state.has_model:
+        return
+    if state.model_cfg["is_pooling"] and modes.has_full_cudagraphs(cg):
+        msg = "Pooling models do not support full cudagraphs. Overriding cudagraph_mode to PIECEWISE."
+        state.log("warning", msg, once=True)
+        state.set("cc.cudagraph_mode", "PIECEWISE", "cudagraph_mode.pooling", msg, "warning")
+    elif state.model_cfg["is_encoder_decoder"] and cg not in ("NONE", "FULL_DECODE_ONLY"):
+        msg = (f"Encoder-decoder models do not support {cg}. "
+               "Overriding cudagraph_mode to FULL_DECODE_ONLY.")
+        state.log("info", msg, once=True)
+        state.set("cc.cudagraph_mode", "FULL_DECODE_ONLY", "cudagraph_mode.encoder_decoder", msg)
+
+
+def enforce_eager_cudagraphs(state: State) -> None:
+    if state.has_model and state.enforce_eager:
+        msg = "Cudagraph is disabled under eager mode"
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "enforce_eager.cudagraph_mode", msg)
+        state.cc["max_cudagraph_capture_size"] = 0
+        state.cc["cudagraph_capture_sizes"] = []
+
+
+def cudagraph_sizes(state: State) -> None:
+    from vllm_preflight.resolve.capture_sizes import set_cudagraph_sizes
+
+    set_cudagraph_sizes(state)
+
+
+def full_graph_cascade_v0_11_0(state: State) -> None:
+    """0.11.0: FULL graphs turn cascade attention off (not a compilation output)."""
+    if _cg(state) == "FULL" and state.has_model and not state.model_cfg["disable_cascade_attn"]:
+        state.log("info", "CUDAGraphMode.FULL is not supported with cascade attention currently. "
+                  "Disabling cascadeattention.")
+        state.model_cfg["disable_cascade_attn"] = True
+
+
+def _uses_v2_runner(state: State) -> bool:
+    value = state.env.get("VLLM_USE_V2_MODEL_RUNNER")
+    if value is not None and value.strip() != "":
+        return value.strip().lower() in ("1", "true")
+    if not state.release.v2_runner_default:
+        return False
+    # the V2 runner does not take micro-batching (DBO) yet
+    return not state.parallel.get("enable_dbo")
+
+
+def v2_runner_stock_compile(state: State) -> None:
+    """0.32.0+: Model Runner V2 captures no CUDA graphs around stock torch.compile."""
+    if not _uses_v2_runner(state):
+        return
+    if state.cc["mode"] != "STOCK_TORCH_COMPILE" or _cg(state) == "NONE":
+        return
+    msg = (f"CUDA graphs are not supported with stock torch.compile in Model Runner V2. Overriding "
+           f"cudagraph_mode {_cg(state)} to NONE.")
+    state.log("info", msg, once=True)
+    state.set("cc.cudagraph_mode", "NONE", "v2_runner.stock_compile", msg)
+    state.cc["max_cudagraph_capture_size"] = 0
+    state.cc["cudagraph_capture_sizes"] = []
+
+
+def moonep_eager_only(state: State) -> None:
+    """0.31.0+: the MoonEP integration runs eagerly."""
+    par = state.parallel
+    if par["all2all_backend"] == "moonep" and par["data_parallel_size"] > 1 and _cg(state) != "NONE":
+        msg = "MoonEP: Disabling CUDA Graphs since the MoonEP integration is currently eager-only."
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "moonep.disable_cudagraphs", msg)
