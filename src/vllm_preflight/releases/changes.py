@@ -253,10 +253,9 @@ CHANGES: list[tuple[str, dict]] = [
         "sm100_capture_ceiling": True,
     }),
     ("0.29.0", {
-        "capture_uniform_decode_sizes": True,
+        "capture_uniform_decode_sizes": True, "allreduce_fusion_batch_invariant": True,
     }),
     ("0.30.0", {
-        "allreduce_fusion_batch_invariant": True,
         "pipeline": PIPELINE_V0_30 + ("log_enabled_passes",), "breakable_message": "", "inductor_warning_skips_breakable": True,
     }),
     ("0.31.0", {
