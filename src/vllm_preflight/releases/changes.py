@@ -206,6 +206,7 @@ CHANGES: list[tuple[str, dict]] = [
         "pipeline": PIPELINE_V0_17 + ("log_enabled_passes",),
     }),
     ("0.19.0", {
+        "removed_all2all_backends": ("pplx", "naive"),
         "rope_kvcache_fusion_guards": ("fuse_rope_kvcache",),
         "rope_kvcache_messages": {"fuse_rope_kvcache": (
             "fuse_rope_kvcache is enabled, but splitting_ops is None and Inductor graph partition is not "
@@ -213,7 +214,7 @@ CHANGES: list[tuple[str, dict]] = [
             "use_inductor_graph_partition to True to enable RoPE+KV cache fusion.")},
     }),
     ("0.20.0", {
-        "pipeline": PIPELINE_V0_20 + ("log_enabled_passes",), "removed_all2all_backends": ("pplx", "naive"),
+        "pipeline": PIPELINE_V0_20 + ("log_enabled_passes",),
         "sp_full_graph_rule": True, "sp_followup": "pp_only", "dotted_human_readable_int": True,
         "norm_fusion_ir_priority": True, "batched_dp_moe_tokens": 256,
     }),
