@@ -134,17 +134,7 @@ def resolve_configs(target: str, *, compilation_config: dict | None = None,
         state.model_cfg.update({"enforce_eager": False, "is_pooling": False, "is_encoder_decoder": False,
                                 "is_moe": False, "disable_cascade_attn": False})
         state.scheduler.update({"max_num_batched_tokens": 2048, "max_num_seqs": 128})
-        state.parallel.update({
-            "data_parallel_size": pc.get("data_parallel_size", 1),
-            "tensor_parallel_size": pc.get("tensor_parallel_size", 1),
-            "pipeline_parallel_size": pc.get("pipeline_parallel_size", 1),
-            "enable_expert_parallel": pc.get("enable_expert_parallel", False),
-            "enable_dbo": pc.get("enable_dbo", False),
-            "decode_context_parallel_size": pc.get("decode_context_parallel_size", 1),
-            "prefill_context_parallel_size": pc.get("prefill_context_parallel_size", 1),
-        })
-        state.parallel["all2all_backend"] = engine.all2all_backend(state, pc.get("all2all_backend"))
-        engine.removed_backend_fallback(state)
+        engine.build_parallel_config(state, pc)
         if release.has_optimization_level:
             state.optimization_level = 2 if optimization_level is None else optimization_level
         try:

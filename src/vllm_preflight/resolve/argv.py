@@ -267,14 +267,13 @@ def _lookup(word: str, table):
     return None, None
 
 
-def parse(argv_tail: list[str], release: Release, state=None) -> ParsedArgs:
+def parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
     """Parse the words after `vllm serve` (or after the api_server module).
 
-    With a State, warnings go to its log as they happen (kept when parsing fails later)
-    and `--compilation-config` values are built into it as argparse converts them."""
+    Warnings go to the state's log as they happen (kept when parsing fails later) and
+    `--compilation-config` values are built into the state as argparse converts them."""
     out = ParsedArgs()
-    if state is not None:
-        out.warnings = _LogList(state)
+    out.warnings = _LogList(state)
     table = release.options
     words = _rewrite_words(list(argv_tail), release, out)
     words = _fold_dotted(words, release, out)
@@ -328,13 +327,11 @@ def parse(argv_tail: list[str], release: Release, state=None) -> ParsedArgs:
                     choices = ", ".join(repr(c) for c in action.choices)
                     raise _arg_error(f"argument {action.display}: invalid choice: {v!r} (choose from {choices})")
                 if action.dest == "compilation_config":
-                    if state is not None:
-                        try:
-                            compilation_config.build(v, release, state)
-                        except compilation_config.ConfigInvalid as e:
-                            raise compilation_config.refusal_from(e, via_cli=True) from None
-                    else:
-                        compilation_config.check(v, release)
+                    # argparse's converter validates the JSON as it reads it (pydantic)
+                    try:
+                        compilation_config.build(v, release, state)
+                    except compilation_config.ConfigInvalid as e:
+                        raise compilation_config.refusal_from(e, via_cli=True) from None
                 converted.append(v)
             if action.nargs in (None,):
                 value = converted[0]

@@ -249,13 +249,3 @@ def refusal_from(e: ConfigInvalid, via_cli: bool) -> Refusal:
         return Refusal("ArgumentError", f"argument --compilation-config: {e}")
     return Refusal("ValidationError", f"1 validation error for CompilationConfig\n  {e}")
 
-
-def check(raw: dict, release) -> None:
-    """Validate `--compilation-config` JSON the way the release's parser does while it reads
-    the argument (pydantic), so that a bad value is reported before unknown flags."""
-    from vllm_preflight.gpus import GPUS
-    scratch = State(release=release, gpu=GPUS["H200"], env={}, model=None)
-    try:
-        build(raw, release, scratch)
-    except ConfigInvalid as e:
-        raise refusal_from(e, via_cli=True) from None

@@ -67,6 +67,22 @@ def all2all_backend(state: State, flag_value: str | None) -> str | None:
     return flag_value or default  # 0.16.0+: the env var is gone
 
 
+def build_parallel_config(state: State, values: dict) -> None:
+    """ParallelConfig from flag values (or a `parallel_config` dict): sizes, then the all2all
+    backend from flag or env by release, then the fallback for removed backends."""
+    state.parallel.update({
+        "data_parallel_size": values.get("data_parallel_size", 1),
+        "tensor_parallel_size": values.get("tensor_parallel_size", 1) or 1,
+        "pipeline_parallel_size": values.get("pipeline_parallel_size", 1) or 1,
+        "enable_expert_parallel": bool(values.get("enable_expert_parallel", False)),
+        "enable_dbo": bool(values.get("enable_dbo", False)),
+        "decode_context_parallel_size": values.get("decode_context_parallel_size", 1) or 1,
+        "prefill_context_parallel_size": values.get("prefill_context_parallel_size", 1) or 1,
+    })
+    state.parallel["all2all_backend"] = all2all_backend(state, values.get("all2all_backend"))
+    removed_backend_fallback(state)
+
+
 def removed_backend_fallback(state: State) -> None:
     """0.18.0+ (pplx) and 0.20.0+ (naive): removed backends fall back with a warning."""
     backend = state.parallel["all2all_backend"]
@@ -113,17 +129,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         "performance_mode": v.get("performance_mode"),
     })
     # --- parallel config
-    state.parallel.update({
-        "data_parallel_size": v.get("data_parallel_size", 1),
-        "tensor_parallel_size": v.get("tensor_parallel_size", 1) or 1,
-        "pipeline_parallel_size": v.get("pipeline_parallel_size", 1) or 1,
-        "enable_expert_parallel": bool(v.get("enable_expert_parallel", False)),
-        "enable_dbo": bool(v.get("enable_dbo", False)),
-        "decode_context_parallel_size": v.get("decode_context_parallel_size", 1) or 1,
-        "prefill_context_parallel_size": v.get("prefill_context_parallel_size", 1) or 1,
-    })
-    state.parallel["all2all_backend"] = all2all_backend(state, v.get("all2all_backend"))
-    removed_backend_fallback(state)
+    build_parallel_config(state, v)
     # --- scheduler defaults (usage context: the OpenAI API server)
     big = state.gpu.memory_gib >= 70 and "a100" not in state.gpu.device_name.lower()
     chunked = v.get("enable_chunked_prefill")
