@@ -41,10 +41,25 @@ def split_env_words(words: list[str]) -> tuple[list[tuple[str, str]], list[str]]
 def deployment_from_words(words: list[str], *, source: str | None = None,
                           env: list[tuple[str, str]] | None = None,
                           location: Location | None = None, base_dir: str | None = None) -> Deployment:
+    """A command given as words (`check -- vllm serve ...`). A server command goes through the
+    loaders' own builder, so a `--config FILE` is folded in exactly as in a script or manifest."""
     lead_env, cmd = split_env_words(list(words))
-    return Deployment(argv=tuple(cmd), env=tuple((env or []) + lead_env),
-                      source=source if source is not None else shlex.join(words),
-                      location=location, base_dir=base_dir)
+    all_env = (env or []) + lead_env
+    shown = source if source is not None else shlex.join(words)
+    from vllm_preflight.load.shell import program_prefix
+
+    found = program_prefix(cmd)
+    if found is None or found[0] != 0:
+        return Deployment(argv=tuple(cmd), env=tuple(all_env), source=shown, location=location, base_dir=base_dir)
+    from vllm_preflight.load.server import build
+    from vllm_preflight.load.shell import Found, TWord
+    from vllm_preflight.load.symbols import lit
+
+    loc = location or Location("<command>", 1, 1)
+    twords = [TWord(lit(w) if w else (), loc if i == 0 else None) for i, w in enumerate(cmd)]
+    text_env = [(k, lit(v)) for k, v in all_env]
+    return build(Found(twords, found[1], text_env, loc), source=shown, file=loc.file,
+                 base_dir=base_dir if base_dir is not None else os.getcwd(), fmt="command")
 
 
 def _logical_lines(text: str):
@@ -98,6 +113,6 @@ def load_command_file(path: str) -> list[Deployment]:
         if is_server_command(cmd):
             column = line.find(cmd[0]) + 1 if cmd[0] in line else 1
             base = os.path.dirname(os.path.abspath(path))
-            return [Deployment(argv=tuple(cmd), env=tuple(exported + lead_env), source=path,
-                               location=Location(path, line_no, column), base_dir=base)]
+            return [deployment_from_words(cmd, source=path, env=exported + lead_env,
+                                          location=Location(path, line_no, column), base_dir=base)]
     raise InputFailure(InputError(path, "no `vllm serve` (or api_server) command found", Location(path, 1, 1)))

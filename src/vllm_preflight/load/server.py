@@ -40,7 +40,9 @@ def read_config_items(path_text: Text, base_dir: str | None, resolve_file: FileR
             label, text = got
     full = None
     if text is None:
-        if resolve_file is not None or os.path.isabs(path):
+        # an absolute path is read when it exists here (check run on the node, or a test); else
+        # it names the machine that runs vLLM
+        if resolve_file is not None or (os.path.isabs(path) and not os.path.isfile(path)):
             where = "in the manifest's ConfigMaps" if resolve_file is not None else "here"
             return None, [Finding("VP107", f"the --config file `{path}` is a path on the machine that runs vLLM, "
                                            f"not found {where}; its settings are not included", loc)], None
