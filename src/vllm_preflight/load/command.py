@@ -55,11 +55,14 @@ def deployment_from_words(words: list[str], *, source: str | None = None,
     from vllm_preflight.load.shell import Found, TWord
     from vllm_preflight.load.symbols import lit
 
-    loc = location or Location("<command>", 1, 1)
-    twords = [TWord(lit(w) if w else (), loc if i == 0 else None) for i, w in enumerate(cmd)]
+    from dataclasses import replace
+
+    twords = [TWord(lit(w) if w else (), location if i == 0 else None) for i, w in enumerate(cmd)]
     text_env = [(k, lit(v)) for k, v in all_env]
-    return build(Found(twords, found[1], text_env, loc), source=shown, file=loc.file,
-                 base_dir=base_dir if base_dir is not None else os.getcwd(), fmt="command")
+    loaded = build(Found(twords, found[1], text_env, location), source=shown,
+                   file=location.file if location else "<command>",
+                   base_dir=base_dir if base_dir is not None else os.getcwd(), fmt="command")
+    return replace(loaded, location=location)  # a command line has no place in a file
 
 
 def _logical_lines(text: str):
