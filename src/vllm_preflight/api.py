@@ -25,8 +25,10 @@ def target_name(vllm_version: str | None, target: str) -> str:
                                f"drop --vllm-version {vllm_version}")
         return PR29558
     version = vllm_version or NEWEST
-    if version.startswith("v"):
-        version = version[1:]
+    if version not in SUPPORTED:
+        from vllm_preflight.releases.versions import release_of
+
+        version = release_of(version) or version  # `v0.13.0.post1`, `0.13`: the release it belongs to
     if version not in SUPPORTED:
         raise UsageProblem(f"unsupported --vllm-version {vllm_version!r}: supported releases are "
                            f"{SUPPORTED[0]} to {SUPPORTED[-1]} ({', '.join(SUPPORTED)})")
@@ -62,7 +64,7 @@ def _nearest_supported(version: str) -> str:
 
     try:
         key = version_key(version)[:3]
-    except ValueError:
+    except ValueError:  # not a PEP 440 version at all
         return NEWEST
     same_minor = [v for v in SUPPORTED if version_key(v)[:2] == key[:2]]
     if same_minor:
@@ -72,6 +74,24 @@ def _nearest_supported(version: str) -> str:
         return SUPPORTED[0]
     below = [v for v in SUPPORTED if version_key(v) <= key]
     return max(below, key=version_key) if below else NEWEST
+
+
+def _release_of(version: str) -> str | None:
+    from vllm_preflight.releases.versions import release_of
+
+    return release_of(version)
+
+
+def _mapped(what: str, version: str, name: str, where) -> list:
+    """VP160 when a version string is not itself the release it was checked as."""
+    from vllm_preflight.findings import Finding
+    from vllm_preflight.releases.versions import kind_of
+
+    if version.removeprefix("v") == name:
+        return []
+    kind = kind_of(version) or f"PEP 440's spelling of {name}"
+    return [Finding("VP160", f"{what} names vLLM {version} ({kind}); checked as vLLM {name}, "
+                             f"the release it belongs to", where)]
 
 
 def choose_release(d: Deployment, vllm_version: str | None, target: str):
@@ -90,11 +110,14 @@ def choose_release(d: Deployment, vllm_version: str | None, target: str):
     if vllm_version:
         name = target_name(vllm_version, target)
         findings = [Finding("VP104", f"checked vLLM {name} (--vllm-version); {what} names vLLM {hint}", where)] \
-            if hint and hint != name else []
-        return name, [], findings
+            if hint and _release_of(hint) != name else []
+        return name, [], _mapped("--vllm-version", vllm_version, name, where) + findings
     if hint:
         if hint in SUPPORTED:
             return hint, [Assumption("vllm_version", hint, what)], []
+        if _release_of(hint) in SUPPORTED:
+            name = _release_of(hint)
+            return name, [Assumption("vllm_version", name, f"{what} (vLLM {hint})")], _mapped(what, hint, name, where)
         name = _nearest_supported(hint)
         why = (f"{what} names vLLM {hint}, which vllm-preflight does not model "
                f"(it models {SUPPORTED[0]} to {SUPPORTED[-1]}); resolved as {name}, the nearest supported release")
@@ -129,6 +152,11 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     result = run(bound.deployment)
     result.assumptions[:0] = version_assumptions
     depends_on, depend_findings = depends(bound, result, run)
+    from vllm_preflight.resolve.model_kind import model_kind_dependence
+
+    kind_on, kind_findings = model_kind_dependence(result, lambda: resolve(
+        bound.deployment, name, gpu=hw, extra_env=list(env), model_assume={**facts, "is_moe": "true"}))
+    depends_on, depend_findings = depends_on + kind_on, depend_findings + kind_findings
     result.extra["location"] = d.location.to_json() if d.location else None
     result.extra["findings"] = [f.to_json() for f in unique(findings + depend_findings)]
     result.extra["depends_on"] = depends_on

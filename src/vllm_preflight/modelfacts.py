@@ -24,27 +24,38 @@ class ModelFacts:
     max_position_embeddings: int = 8192
     hidden_size: int = 4096
     quantized: bool = False
+    num_attention_heads: int = 0  # 0: not known (TP divisibility is then not checked)
 
 
-# Hub ids we know without fetching anything: facts of their config.json.
-KNOWN_MODELS: dict[str, ModelFacts] = {
-    "deepseek-ai/DeepSeek-V3": ModelFacts("DeepseekV3ForCausalLM", True, False, False, True, True, 163840, 7168, True),
-    "deepseek-ai/DeepSeek-V3-0324": ModelFacts("DeepseekV3ForCausalLM", True, False, False, True, True, 163840, 7168, True),
-    "deepseek-ai/DeepSeek-R1": ModelFacts("DeepseekV3ForCausalLM", True, False, False, True, True, 163840, 7168, True),
-    "deepseek-ai/DeepSeek-R1-0528": ModelFacts("DeepseekV3ForCausalLM", True, False, False, True, True, 163840, 7168, True),
-    "deepseek-ai/DeepSeek-V2-Lite": ModelFacts("DeepseekV2ForCausalLM", True, False, False, True, False, 163840, 2048),
-    "Qwen/Qwen3-30B-A3B": ModelFacts("Qwen3MoeForCausalLM", True, max_position_embeddings=40960, hidden_size=2048),
-    "Qwen/Qwen3-235B-A22B": ModelFacts("Qwen3MoeForCausalLM", True, max_position_embeddings=40960, hidden_size=4096),
-    "Qwen/Qwen3-0.6B": ModelFacts("Qwen3ForCausalLM", max_position_embeddings=40960, hidden_size=1024),
-    "mistralai/Mixtral-8x7B-Instruct-v0.1": ModelFacts("MixtralForCausalLM", True, max_position_embeddings=32768),
-    "meta-llama/Llama-3.1-8B-Instruct": ModelFacts("LlamaForCausalLM", max_position_embeddings=131072),
-    "meta-llama/Llama-3.3-70B-Instruct": ModelFacts("LlamaForCausalLM", max_position_embeddings=131072, hidden_size=8192),
-    "openai/gpt-oss-120b": ModelFacts("GptOssForCausalLM", True, max_position_embeddings=131072, hidden_size=2880, quantized=True),
-    "moonshotai/Kimi-K2-Instruct": ModelFacts("DeepseekV3ForCausalLM", True, False, False, True, True, 131072, 7168, True),
-    "openai/whisper-large-v3": ModelFacts("WhisperForConditionalGeneration", False, False, True, max_position_embeddings=448, hidden_size=1280),
-    "BAAI/bge-m3": ModelFacts("XLMRobertaModel", False, True, max_position_embeddings=8194, hidden_size=1024),
-    "Qwen/Qwen3-Embedding-8B": ModelFacts("Qwen3ForCausalLM", max_position_embeddings=40960),
-}
+# Hub ids we know without fetching anything: the config.json keys the resolver reads, kept
+# as data (releases/data/models.json) and read the same way as a local config.json.
+class _KnownModels:
+    """hub id -> ModelFacts, loaded on first use (one small JSON file)."""
+
+    _facts: dict[str, ModelFacts] | None = None
+
+    def _load(self) -> dict[str, ModelFacts]:
+        if self._facts is None:
+            path = os.path.join(os.path.dirname(__file__), "releases", "data", "models.json")
+            with open(path) as f:
+                data = json.load(f)["models"]
+            self._facts = {name: facts_from_config(entry["config"]) for name, entry in data.items()}
+        return self._facts
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._load()
+
+    def __getitem__(self, name: str) -> ModelFacts:
+        return self._load()[name]
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+KNOWN_MODELS = _KnownModels()
 
 _MOE_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", "num_experts_per_tok")
 # vLLM serves these as pooling models by default; a bare decoder `XxxModel` stays "generate"
@@ -83,6 +94,8 @@ def facts_from_config(cfg: dict) -> ModelFacts:
                                     or text_cfg.get("max_target_positions") or 2048),
         hidden_size=int(text_cfg.get("hidden_size") or text_cfg.get("d_model") or 4096),
         quantized=bool(quant),
+        num_attention_heads=int(text_cfg.get("num_attention_heads")
+                                or text_cfg.get("decoder_attention_heads") or 0),
     )
 
 
@@ -108,9 +121,17 @@ def _facts_from_file(cfg_path: str) -> ModelFacts | None:
     return facts
 
 
-def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, str]
-                ) -> tuple[ModelFacts, list[Assumption]]:
-    """Facts for a model name as written in the command, plus what was assumed."""
+UNKNOWN_MODEL = "unknown model"  # the start of the Assumption source for a model nothing was read of
+
+
+def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, str],
+                experts_wanted: str | None = None) -> tuple[ModelFacts, list[Assumption]]:
+    """Facts for a model name as written in the command, plus what was assumed.
+
+    A model with neither a config.json here nor a table entry is never guessed silently:
+    when the command's flags require experts (`experts_wanted` names them) it is taken as
+    MoE, else as dense, each stated as a `model.is_moe` assumption (the caller also checks
+    the other outcome and reports it under depends_on)."""
     assumptions: list[Assumption] = []
     facts: ModelFacts | None = None
     if model:
@@ -123,9 +144,21 @@ def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, st
             facts = KNOWN_MODELS[model]
             assumptions.append(Assumption("model", model, "table of well-known hub models (config.json not read)"))
     if facts is None:
-        facts = ModelFacts()
-        assumptions.append(Assumption("model", model or "(none)",
-                                      "unknown model: assumed a dense decoder-only LLM; pin facts with --assume model.FACT=VALUE"))
+        facts = ModelFacts(is_moe=bool(experts_wanted))
+        shown = model or "(none)"
+        if "is_moe" in overrides:
+            assumptions.append(Assumption("model", shown, f"{UNKNOWN_MODEL} `{shown}` (no config.json here, not in "
+                                                          f"the built-in table): facts not pinned are a decoder-only LLM's"))
+        elif experts_wanted:
+            why = (f"{UNKNOWN_MODEL} `{shown}` (no config.json here, not in the built-in table): taken as "
+                   f"a mixture-of-experts decoder because {experts_wanted} requires experts; "
+                   f"pin it with --assume model.is_moe=VALUE")
+        else:
+            why = (f"{UNKNOWN_MODEL} `{shown}` (no config.json here, not in the built-in table): taken as a "
+                   f"dense decoder-only LLM; the outcome with a mixture-of-experts model is checked too; "
+                   f"pin it with --assume model.is_moe=VALUE")
+        if "is_moe" not in overrides:
+            assumptions.append(Assumption("model.is_moe", facts.is_moe, why))
     names = {f.name: f.type for f in fields(ModelFacts)}
     changes = {}
     for key, text in overrides.items():

@@ -55,6 +55,18 @@ def _serve_model_flag(tail: list[str], release: Release, is_serve: bool, parsed_
     return [model] + rest
 
 
+def _experts_wanted(parsed, env: dict) -> str | None:
+    """The flags that only make sense for a mixture-of-experts model, as the user wrote them."""
+    values = {k: v for k, v in parsed.values.items() if k in parsed.given}
+    if values.get("enable_expert_parallel"):
+        return "--enable-expert-parallel"
+    if values.get("all2all_backend"):
+        return f"--all2all-backend {values['all2all_backend']}"
+    if env.get("VLLM_ALL2ALL_BACKEND"):
+        return f"VLLM_ALL2ALL_BACKEND={env['VLLM_ALL2ALL_BACKEND']}"
+    return None
+
+
 def resolved_view(state: State) -> dict:
     rel = state.release
     cc = state.cc
@@ -101,7 +113,8 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         for w in pre_warnings:
             state.log("warning", w)
         parsed = argv_mod.parse(tail, release, state)
-        facts, assumed = model_facts(engine.model_name(parsed), deployment.base_dir, model_assume or {})
+        facts, assumed = model_facts(engine.model_name(parsed), deployment.base_dir, model_assume or {},
+                                     experts_wanted=_experts_wanted(parsed, env))
         result.assumptions.extend(assumed)
         state.model = facts
         engine.apply(parsed, state, facts)
