@@ -128,9 +128,10 @@ def choose_release(d: Deployment, vllm_version: str | None, target: str):
 
 def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: str = "release",
                      gpu: str | None = None, env: list[tuple[str, str]] = (),
-                     model_assume: dict[str, str] | None = None) -> Resolution:
+                     model_assume: dict[str, str] | None = None, validate=None) -> Resolution:
     """Resolve one loaded deployment: pick its release, render and validate its words (findings
-    at their lines), resolve, and say what depends on values the input leaves open."""
+    at their lines), resolve, and say what depends on values the input leaves open.
+    `validate` replaces `validate_bound` with an equal function (the matrix's memoised one)."""
     from vllm_preflight.findings import unique
     from vllm_preflight.gpus import DEFAULT_GPU, get_gpu
     from vllm_preflight.load.bind import bind, depends
@@ -144,7 +145,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     facts = dict(getattr(d, "model_facts", ()) or ())
     facts.update(model_assume or {})
     bound = bind(d, release)
-    findings = list(getattr(d, "findings", ())) + findings + bound.findings + validate_bound(bound, release)
+    findings = list(getattr(d, "findings", ())) + findings + bound.findings + (validate or validate_bound)(bound, release)
 
     def run(dep: Deployment) -> Resolution:
         return resolve(dep, name, gpu=hw, extra_env=list(env), model_assume=facts)
