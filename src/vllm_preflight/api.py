@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vllm_preflight.errors import InputError, UsageProblem
+from vllm_preflight.errors import InputError, InputFailure, UsageProblem
 from vllm_preflight.model import Deployment, Resolution
 from vllm_preflight.releases import NEWEST, PR29558, PR29558_BASE, SUPPORTED
 
@@ -15,6 +15,7 @@ from vllm_preflight.releases import NEWEST, PR29558, PR29558_BASE, SUPPORTED
 class Report:
     results: list[Resolution] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # files read that hold no vLLM server
 
 
 def target_name(vllm_version: str | None, target: str) -> str:
@@ -47,12 +48,14 @@ def split_assume(assume: list[tuple[str, str]]) -> tuple[dict[str, str], dict[st
 
 
 def load_inputs(paths: list[str], command: list[str] | None, variables: dict[str, str],
-                input_format: str | None = None) -> tuple[list[Deployment], list[InputError]]:
+                input_format: str | None = None, *, skipped: list[str] | None = None,
+                require_servers: bool = True) -> tuple[list[Deployment], list[InputError]]:
     """Every deployment in the files and folders (and the `--` command), and the inputs that
     could not be read. `variables` pin shell/Kubernetes variables (`--assume NAME=VALUE`)."""
     from vllm_preflight.load import deployment_from_words, load_paths
 
-    deployments, errors = load_paths(list(paths), input_format=input_format, variables=variables)
+    deployments, errors = load_paths(list(paths), input_format=input_format, variables=variables,
+                                     skipped=skipped, require_servers=require_servers)
     if command:
         deployments.append(deployment_from_words(command))
     return deployments, errors
@@ -134,7 +137,10 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     `validate` replaces `validate_bound` with an equal function (the matrix's memoised one)."""
     from vllm_preflight.findings import unique
     from vllm_preflight.gpus import DEFAULT_GPU, get_gpu
+    from vllm_preflight.hazards import hazard_findings
     from vllm_preflight.load.bind import bind, depends
+    from vllm_preflight.plan import plan_rows, summarize
+    from vllm_preflight.written import written_settings
     from vllm_preflight.releases import get_release
     from vllm_preflight.resolve import resolve
     from vllm_preflight.schema.validate import validate_bound
@@ -159,27 +165,62 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
         bound.deployment, name, gpu=hw, extra_env=list(env), model_assume={**facts, "is_moe": "true"}))
     depends_on, depend_findings = depends_on + kind_on, depend_findings + kind_findings
     result.extra["location"] = d.location.to_json() if d.location else None
-    result.extra["findings"] = [f.to_json() for f in unique(findings + depend_findings)]
     result.extra["depends_on"] = depends_on
+    written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
+    hazards = hazard_findings(result, written, run)
+    result.extra["findings"] = [f.to_json() for f in unique(findings + depend_findings + hazards)]
+    rows = plan_rows(result, written)
+    result.extra["plan"] = [r.to_json() for r in rows]
+    result.extra["summary"] = summarize(result, rows, result.extra["findings"]).to_json()
+    if target != PR29558 and {"VP301", "VP302"} & {f.rule for f in hazards}:
+        result.extra["pr29558"] = _pr_design(d, gpu=gpu, env=env, model_assume=model_assume)
     return result
+
+
+def _pr_design(d: Deployment, **how) -> dict:
+    """What the PR #29558 design gives the same deployment, for the report's side-by-side block."""
+    other = check_deployment(d, target=PR29558, **how)
+    cc = (other.resolved or {}).get("compilation_config") or {}
+    return {"vllm_version": other.vllm_version, "cudagraph_mode": cc.get("cudagraph_mode"),
+            "splitting_ops": cc.get("splitting_ops"), "vllm_error": other.vllm_error.to_json() if other.vllm_error else None,
+            "findings": [f for f in other.extra["findings"] if f["rule"].startswith("VP3")],
+            "summary": other.extra["summary"]}
 
 
 def check_inputs(paths: list[str], *, command: list[str] | None = None,
                  vllm_version: str | None = None, target: str = "release", gpu: str | None = None,
                  env: list[tuple[str, str]] = (), assume: list[tuple[str, str]] = (),
-                 input_format: str | None = None) -> Report:
-    """`gpu` None means: the deployment file's GPU, else H200."""
+                 input_format: str | None = None, require_servers: bool = True) -> Report:
+    """`gpu` None means: the deployment file's GPU, else H200. A bad argument is a TypeError
+    (wrong type) or UsageProblem (unusable value) before anything is read; a bug met on one
+    input is that input's `errors` entry (`internal`), and every other input is still checked."""
+    from vllm_preflight.arguments import check_arguments
     from vllm_preflight.gpus import get_gpu
 
+    check_arguments(paths, command=command, vllm_version=vllm_version, target=target, gpu=gpu,
+                    env=env, assume=assume)
+    if isinstance(env, dict):
+        env = list(env.items())
+    if isinstance(assume, dict):
+        assume = list(assume.items())
     target_name(vllm_version, target)  # a bad --vllm-version is a usage error before anything is read
     if gpu:
         get_gpu(gpu)
     model_assume, variables = split_assume(list(assume))
     if not paths and not command:
         raise UsageProblem("nothing to check: give FILE... or -- vllm serve MODEL ...")
-    deployments, errors = load_inputs(paths, command, variables, input_format)
-    report = Report(errors=errors)
+    skipped: list[str] = []
+    deployments, errors = load_inputs(paths, command, variables, input_format, skipped=skipped,
+                                      require_servers=require_servers)
+    report = Report(errors=errors, skipped=skipped)
     for d in deployments:
-        report.results.append(check_deployment(d, vllm_version=vllm_version, target=target, gpu=gpu,
-                                               env=list(env), model_assume=model_assume))
+        try:
+            report.results.append(check_deployment(d, vllm_version=vllm_version, target=target, gpu=gpu,
+                                                   env=list(env), model_assume=model_assume))
+        except InputFailure as e:  # e.g. its model's config.json cannot be used
+            report.errors.extend(getattr(e, "errors", [e.error]))
+        except UsageProblem:
+            raise
+        except Exception as e:  # noqa: BLE001 - a bug on one deployment must not cost the others
+            report.errors.append(InputError.from_bug(d.source, e, d.location))
     return report

@@ -17,11 +17,25 @@ from vllm_preflight.model import Location
 
 
 @dataclass(frozen=True)
+class Example:
+    """An input for `explain` and the rule tests: a shell script, checked with `options`."""
+
+    script: str
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Rule:
     code: str
     name: str
     severity: str
     summary: str
+    # documentation for `vllm-preflight explain` and docs/rules.md (generated from this registry)
+    why: str = ""  # what goes wrong on the node, in a deployer's words
+    fix: str = ""  # what to change; hazard rules also put a resolved, checked fix in each finding
+    source: str = ""  # the vLLM source (file, release, PR) behind the rule
+    triggers: Example | None = None  # an input the rule fires on
+    passes: Example | None = None  # a close input it does not fire on
 
 
 RULES: dict[str, Rule] = {r.code: r for r in (
@@ -54,6 +68,9 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          "An unresolved variable stands where flags go; the tool assumed it adds no flags."),
     Rule("VP112", "env-value-unknown", "info",
          "An environment variable vLLM reads comes from `valueFrom`/`envFrom`; it is treated as unset."),
+    Rule("VP160", "version-mapped-to-release", "info",
+         "A vLLM version that is not a release itself (a release candidate, post-release, dev or "
+         "local build, or a short form such as `0.13`) was checked as the release it belongs to."),
     # --- schema validation against the release ---
     Rule("VP201", "unknown-option", "error",
          "The option does not exist in this vLLM release; its parser rejects the command."),
@@ -65,6 +82,166 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          "The value of a config key does not fit its type or choices in this vLLM release."),
     Rule("VP205", "invalid-json", "error",
          "A JSON-valued option holds text that is not JSON."),
+    # --- hazards: read from the resolved result (src/vllm_preflight/hazards/) ---
+    Rule("VP300", "vllm-refuses", "error",
+         "vLLM would refuse to start with this configuration.",
+         why="The engine raises while building its config: the server never comes up.",
+         fix="Change what the message names; `vllm-preflight check` shows the exception vLLM raises.",
+         source="vLLM's argument parser, config dataclasses and `EngineArgs.create_engine_config` "
+                "(the release's own message is quoted).",
+         triggers=Example("vllm serve Qwen/Qwen3-0.6B -cc '{\"cudagraph_mode\": \"SOMETIMES\"}'"),
+         passes=Example("vllm serve Qwen/Qwen3-0.6B -cc '{\"cudagraph_mode\": \"PIECEWISE\"}'")),
+    Rule("VP301", "ht-dispatch-in-cuda-graph", "error",
+         "A CUDA graph would be captured around DeepEP's high-throughput dispatch (all2all "
+         "`deepep_high_throughput`, data parallel > 1, expert parallel).",
+         why="DeepEP's normal (high-throughput) dispatch copies the per-rank receive counts to the host and "
+             "waits for them before it allocates its outputs; under CUDA-graph capture that wait cannot "
+             "finish, and a replayed graph would reuse the sizes of the capture. On the node this is a hang, "
+             "DeepEP's 'CPU recv timeout', or a crash. It happens with a FULL graph (FULL, FULL_DECODE_ONLY, "
+             "the FULL part of FULL_AND_PIECEWISE: the default of the PR #29558 design), and with piecewise "
+             "graphs whose splitting_ops do not split out vllm::moe_forward / vllm::moe_forward_shared (e.g. "
+             "compile mode NONE with an explicit FULL mode from vLLM 0.13.0, where the DeepEP rule only runs "
+             "under VLLM_COMPILE). `vllm-preflight verify` fails the same configs (check V2).",
+         fix="Under the PR #29558 design: `-cc.cudagraph_mode=PIECEWISE`. On a release: another all2all "
+             "backend for decode (`deepep_low_latency`). The finding names a fix the tool resolved and "
+             "found clean.",
+         source="vllm/model_executor/layers/fused_moe/deepep_ht_prepare_finalize.py `_do_dispatch` "
+                "(0.11-0.12: `buffer.dispatch(...)` without `num_worst_tokens`); 0.33.0 "
+                "fused_moe/prepare_finalize/deepep_ht.py `_do_dispatch` ('the dispatch kernel will block the "
+                "CPU'); vllm/platforms/cuda.py DeepEP rule; vLLM PR #29558.",
+         triggers=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_high_throughput -dp 8 --enable-expert-parallel", ("--target", "pr29558")),
+         passes=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_high_throughput -dp 8 --enable-expert-parallel -cc.cudagraph_mode=PIECEWISE", ("--target", "pr29558"))),
+    Rule("VP302", "cudagraphs-off-deepep-ht", "warning",
+         "vLLM turns CUDA graphs off for DeepEP high-throughput all2all with data parallel > 1.",
+         why="Every release 0.11.0-0.33.0 sets cudagraph_mode to NONE here and says so in one INFO line "
+             "after the weights load: decode runs eagerly, often several times slower.",
+         fix="For a decode pool, `--all2all-backend deepep_low_latency`; keep high-throughput for prefill "
+             "pools, where graphs matter less. The PR #29558 design (`--target pr29558`) shows what "
+             "splitting the MoE ops out would give.",
+         source="vllm/platforms/cuda.py `check_and_update_config` (0.11-0.12), vllm/config/vllm.py (0.13.0+): "
+                "'DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are optimized for prefill'.",
+         triggers=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_high_throughput -dp 8 --enable-expert-parallel"),
+         passes=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_low_latency -dp 8 "
+                        "--enable-expert-parallel")),
+    Rule("VP303", "capture-sizes-unused", "warning",
+         "CUDA-graph capture sizes are written while nothing is captured.",
+         why="cudagraph_mode resolves to NONE (a rule of vLLM, --enforce-eager or the compile mode), so the "
+             "capture sizes the deployer tuned have no effect.",
+         fix="Drop the sizes, or change what turns graphs off (the report's chain shows which rule did).",
+         source="vllm/config/compilation.py: capture sizes are used only by the model runner's capture.",
+         triggers=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_high_throughput -dp 8 --enable-expert-parallel --cudagraph-capture-sizes 1 2 4 8"),
+         passes=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_low_latency -dp 8 "
+                        "--enable-expert-parallel --cudagraph-capture-sizes 1 2 4 8")),
+    Rule("VP304", "enforce-eager-moots-graph-settings", "warning",
+         "`--enforce-eager` makes every CUDA-graph setting moot.",
+         why="With --enforce-eager vLLM compiles nothing and captures no graph; the graph settings written "
+             "next to it suggest the deployer expected graphs.",
+         fix="Drop --enforce-eager to get the graphs, or drop the graph settings.",
+         source="vllm/config/vllm.py `__post_init__` (enforce_eager sets cudagraph_mode NONE).",
+         triggers=Example("vllm serve Qwen/Qwen3-0.6B --enforce-eager -cc.cudagraph_mode=FULL"),
+         passes=Example("vllm serve Qwen/Qwen3-0.6B -cc.cudagraph_mode=FULL")),
+    Rule("VP305", "servers-disagree", "error",
+         "Servers of one deployment that must agree have different settings.",
+         why="The data-parallel ranks of one engine (a LeaderWorkerSet's leader and workers, the nodes of a "
+             "multi-node launch) build their MoE all2all, expert placement and CUDA graphs from their own "
+             "flags: differing all2all backends, DP sizes, expert parallel or compilation settings hang or "
+             "crash the collective; a prefill/decode pair must use the same KV-transfer connector and model.",
+         fix="Make the named settings identical on every server of the group.",
+         source="vllm/distributed/parallel_state.py (one DP group per engine); vllm/config/kv_transfer.py.",
+         triggers=Example("vllm serve deepseek-ai/DeepSeek-V3 -dp 16 --data-parallel-size-local 8 "
+                          "--data-parallel-address 10.0.0.1 --enable-expert-parallel --all2all-backend "
+                          "deepep_low_latency\nvllm serve deepseek-ai/DeepSeek-V3 -dp 16 --data-parallel-size-local 8 "
+                          "--data-parallel-address 10.0.0.1 --data-parallel-start-rank 8 --headless "
+                          "--enable-expert-parallel --all2all-backend deepep_high_throughput"),
+         passes=Example("vllm serve deepseek-ai/DeepSeek-V3 -dp 16 --data-parallel-size-local 8 "
+                        "--data-parallel-address 10.0.0.1 --enable-expert-parallel --all2all-backend "
+                        "deepep_low_latency\nvllm serve deepseek-ai/DeepSeek-V3 -dp 16 --data-parallel-size-local 8 "
+                        "--data-parallel-address 10.0.0.1 --data-parallel-start-rank 8 --headless "
+                        "--enable-expert-parallel --all2all-backend deepep_low_latency")),
+    Rule("VP306", "all2all-env-ignored", "warning",
+         "VLLM_ALL2ALL_BACKEND is set but this release does not use it.",
+         why="From vLLM 0.16.0 the variable is gone (only --all2all-backend counts); on 0.11.1-0.13.0 the "
+             "flag wins over it. A deployment that relies on the variable silently runs another backend.",
+         fix="Use `--all2all-backend` and drop the variable.",
+         source="vllm/engine/arg_utils.py (all2all backend from flag or env, per release); vllm/envs.py.",
+         triggers=Example("VLLM_ALL2ALL_BACKEND=deepep_low_latency vllm serve deepseek-ai/DeepSeek-V3 -dp 8 "
+                          "--enable-expert-parallel", ("--vllm-version", "0.16.0")),
+         passes=Example("vllm serve deepseek-ai/DeepSeek-V3 -dp 8 --enable-expert-parallel --all2all-backend "
+                        "deepep_low_latency", ("--vllm-version", "0.16.0"))),
+    Rule("VP307", "all2all-env-overrides-flag", "warning",
+         "VLLM_ALL2ALL_BACKEND overrides --all2all-backend on this release.",
+         why="On vLLM 0.14.x-0.15.x the deprecated variable wins over the flag: the command line says one "
+             "backend and another runs.",
+         fix="Unset VLLM_ALL2ALL_BACKEND.",
+         source="vllm/engine/arg_utils.py 0.14.0-0.15.1 (the env var overrides, with a deprecation warning).",
+         triggers=Example("VLLM_ALL2ALL_BACKEND=deepep_high_throughput vllm serve deepseek-ai/DeepSeek-V3 -dp 8 "
+                          "--enable-expert-parallel --all2all-backend deepep_low_latency",
+                          ("--vllm-version", "0.14.1")),
+         passes=Example("vllm serve deepseek-ai/DeepSeek-V3 -dp 8 --enable-expert-parallel --all2all-backend "
+                        "deepep_low_latency", ("--vllm-version", "0.14.1"))),
+    Rule("VP308", "all2all-unused", "warning",
+         "An all2all backend is set where vLLM uses no all2all kernels.",
+         why="vLLM routes MoE tokens through the all2all backend only with data parallel > 1 and expert "
+             "parallel; otherwise the setting does nothing, which usually means a missing -dp or "
+             "--enable-expert-parallel.",
+         fix="Add the missing `-dp N` / `--enable-expert-parallel`, or drop the backend.",
+         source="vllm/model_executor/layers/fused_moe/config.py `FusedMoEParallelConfig` "
+                "(use_all2all_kernels = dp_size > 1 and use_ep).",
+         triggers=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_low_latency -dp 8"),
+         passes=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_low_latency -dp 8 "
+                        "--enable-expert-parallel")),
+    Rule("VP309", "fusion-drops-piecewise", "warning",
+         "Attention+quant fusion without inductor graph partition drops piecewise CUDA graphs.",
+         why="The fusion needs the attention op inside the compiled graph, so vLLM empties splitting_ops: "
+             "no piecewise graph is captured and cudagraph_mode falls back to FULL decode graphs only.",
+         fix="`-cc.use_inductor_graph_partition=true` (torch >= 2.9) keeps piecewise graphs with the fusion.",
+         source="vllm/config/compilation.py `set_splitting_ops_for_attn_fusion`.",
+         triggers=Example("vllm serve Qwen/Qwen3-0.6B -cc.pass_config.fuse_attn_quant=true "
+                          "-cc.custom_ops+=+quant_fp8"),
+         passes=Example("vllm serve Qwen/Qwen3-0.6B -cc.pass_config.fuse_attn_quant=true "
+                        "-cc.custom_ops+=+quant_fp8 -cc.use_inductor_graph_partition=true")),
+    Rule("VP310", "partial-attention-ops", "warning",
+         "A written splitting_ops list leaves out an attention op vLLM splits at by default.",
+         why="Piecewise CUDA graphs must not contain attention: an attention layer whose op is missing from "
+             "the list is captured inside a piece (vLLM's dispatcher expects every attention call between "
+             "pieces; `verify` check V3).",
+         fix="Start from the release's default list (`vllm-preflight check` shows it) and add to it.",
+         source="vllm/config/compilation.py `_attention_ops` / `set_splitting_ops_for_v1`.",
+         triggers=Example("vllm serve Qwen/Qwen3-0.6B "
+                          "-cc '{\"splitting_ops\": [\"vllm::unified_mla_attention_with_output\"]}'"),
+         passes=Example("vllm serve Qwen/Qwen3-0.6B -cc '{\"splitting_ops\": "
+                        "[\"vllm::unified_attention_with_output\", \"vllm::unified_mla_attention_with_output\"]}'")),
+    Rule("VP311", "deprecated-spelling", "warning",
+         "A deprecated spelling that a later release rejects or ignores.",
+         why="`-O.x` (0.12.0; from 0.13.0 `-O` is only the optimization level), the pre-0.12 PassConfig "
+             "names (enable_fusion, enable_attn_fusion, enable_noop, enable_sequence_parallelism, "
+             "enable_async_tp, enable_fi_allreduce_fusion: deprecated on 0.12.0, rejected from 0.13.0) and "
+             "dotted `vllm.x` op names (matched by 0.11.0 only; dropped silently from 0.11.1).",
+         fix="New names: fuse_norm_quant + fuse_act_quant, fuse_attn_quant, eliminate_noops, enable_sp, "
+             "fuse_gemm_comms, fuse_allreduce_rms; `-cc.x` for `-O.x`; `vllm::name` for `vllm.name`.",
+         source="vllm/utils/argparse_utils.py (-O handling), vllm/config/compilation.py PassConfig (0.12.0).",
+         triggers=Example("vllm serve Qwen/Qwen3-0.6B -cc.pass_config.enable_noop=true",
+                          ("--vllm-version", "0.12.0")),
+         passes=Example("vllm serve Qwen/Qwen3-0.6B -cc.pass_config.eliminate_noops=true",
+                        ("--vllm-version", "0.12.0"))),
+    # --- CI machinery: ignores (src/vllm_preflight/ignores.py) ---
+    Rule("VP390", "unused-ignore", "warning",
+         "A `# vllm-preflight: ignore[...]` comment silences nothing.",
+         why="The finding it was written for is gone (fixed, or moved to another line), so the comment "
+             "only hides the next finding of that rule that lands there.",
+         fix="Delete the comment, or the rule code it no longer needs.",
+         source="vllm-preflight's own rule (ruff's RUF100 is the model).",
+         triggers=Example("# vllm-preflight: ignore[VP108]\nvllm serve Qwen/Qwen3-0.6B"),
+         passes=Example("# vllm-preflight: ignore[VP108]\n"
+                        "vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --max-model-len 8192")),
+    Rule("VP391", "unknown-rule-in-ignore", "warning",
+         "An ignore comment names a rule code that does not exist.",
+         why="A typo in the code (VP31 for VP301) silences nothing, while the author believes it does.",
+         fix="Use a code that `vllm-preflight rules` lists.",
+         source="vllm-preflight's own rule.",
+         triggers=Example("# vllm-preflight: ignore[VP999]\nvllm serve Qwen/Qwen3-0.6B"),
+         passes=Example("# vllm-preflight: ignore[VP108]\n"
+                        "vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --max-model-len 8192")),
 )}
 
 

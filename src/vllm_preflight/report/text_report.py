@@ -1,93 +1,245 @@
-"""A readable summary per deployment: the settings vLLM would run, and why they changed.
+"""The readable report: per deployment, a plan of what was written and what vLLM will run.
 
-The full written-vs-resolved diff is a later issue; this shows the outcome, the changes
-with their rule ids and vLLM's messages, and the assumptions made.
+In the shape of Terraform's plan: a summary line, then one line per setting —
+`=` as written, `~` changed by vLLM, `+` a default vLLM filled in (with --verbose) — then why
+each change happened (rule ids, vLLM's own log lines, chains of rules), findings, what the
+outcome depends on, the PR #29558 design where it differs, and the assumptions made.
+
+Renders only what the resolver and the rules recorded (`result.extra["plan"]`, `findings`...).
+On a terminal it colours through rich; piped or with NO_COLOR it writes plain lines, never
+wrapped. Every text taken from an input goes through `safe_text.visible`.
 """
 from __future__ import annotations
 
+import os
+import sys
+
 from vllm_preflight.resolve.explain import headline
+from vllm_preflight.safe_text import visible
 
-_FIELDS = ("mode", "cudagraph_mode", "splitting_ops", "use_inductor_graph_partition",
-           "max_cudagraph_capture_size")
+# Settings shown even when vLLM only filled in its default: what a deployer reads first.
+KEY_SETTINGS = ("mode", "cudagraph_mode", "max_cudagraph_capture_size")
+STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan", "changed": "yellow", "same": "green",
+         "default": "dim", "head": "bold", "dim": "dim"}
 
 
-def _short(value, limit: int = 6) -> str:
+def short(value, limit: int = 5) -> str:
     if isinstance(value, list):
-        if len(value) > limit:
-            return "[" + ", ".join(map(str, value[:limit])) + f", … +{len(value) - limit}]"
-        return "[" + ", ".join(map(str, value)) + "]"
+        items = [str(v) for v in value]
+        if len(items) > limit:
+            return "[" + ", ".join(items[:limit]) + f", … {len(items)} in all]"
+        return "[" + ", ".join(items) + "]"
     return str(value)
 
 
-def _change(before, after) -> str:
-    """A list change reads as what was added and removed; other values as before → after."""
-    if isinstance(before, list) and isinstance(after, list) and before:
-        added = [x for x in after if x not in before] + (
-            [x for x in after if after.count(x) > before.count(x) and x in before][:1])
-        removed = [x for x in before if x not in after]
-        parts = []
-        if added:
-            parts.append("+ " + ", ".join(map(str, added)))
-        if removed:
-            parts.append("- " + ", ".join(map(str, removed)))
-        return "; ".join(parts) or f"{_short(before)} → {_short(after)}"
-    return f"{_short(before)} → {_short(after)}"
+def list_change(before, after) -> str | None:
+    """A list change as what was added and removed (`+ a, b; - c`); None when not both lists."""
+    if not (isinstance(before, list) and isinstance(after, list)) or not before:
+        return None
+    added = [x for x in after if after.count(x) > before.count(x)]
+    added = list(dict.fromkeys(added))
+    removed = list(dict.fromkeys(x for x in before if before.count(x) > after.count(x)))
+    parts = (["+ " + ", ".join(map(str, added))] if added else []) + \
+            (["- " + ", ".join(map(str, removed))] if removed else [])
+    return "; ".join(parts) or None
 
 
-def render_text(report, console=None) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
+def change_text(before, after) -> str:
+    return list_change(before, after) or f"{short(before)} → {short(after)}"
 
-    console = console or Console(highlight=False, soft_wrap=False)
-    for res in report.results:
-        label = res.vllm_version if res.target == "release" else f"pr29558 (design of PR #29558 on vLLM {res.vllm_version})"
-        console.rule(f"[bold]{escape(res.source)}[/] · vLLM {escape(label)}")
-        loc = res.extra.get("location")
-        if loc and loc.get("line"):
-            console.print(f"[dim]server command at {escape(loc['file'])}:{loc['line']}:{loc.get('column') or 1}[/]")
-        if res.vllm_error is not None:
-            console.print(f"[bold red]vLLM would refuse to start[/]: {escape(res.vllm_error.type)}: "
-                          f"{escape(res.vllm_error.message.splitlines()[0] if res.vllm_error.message else '')}")
-        else:
-            console.print(escape(headline(res)))
-            cc = res.resolved["compilation_config"]
-            par = res.resolved["parallel_config"]
-            table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-            table.add_column("setting")
-            table.add_column("resolved")
-            for f in _FIELDS:
-                table.add_row(f, escape(_short(cc[f])))
-            table.add_row("capture sizes", escape(_short(cc["cudagraph_capture_sizes"])))
-            fused = [k for k, v in cc["pass_config"].items() if v is True]
-            table.add_row("pass_config on", escape(", ".join(fused) or "-"))
-            table.add_row("custom_ops", escape(_short(cc["custom_ops"])))
-            table.add_row("all2all / dp / tp / ep", escape(
-                f"{par['all2all_backend']} / {par['data_parallel_size']} / {par['tensor_parallel_size']} / "
-                f"{par['enable_expert_parallel']}"))
-            if res.resolved.get("optimization_level") is not None:
-                table.add_row("optimization level", f"O{res.resolved['optimization_level']}")
-            console.print(table)
-        changes = [e for e in res.events if e.level in ("info", "warning") and e.field != "log"]
-        if changes:
-            console.print("[bold]Why[/]")
-            for e in changes:
-                console.print(f"  • {escape(e.field)}: {escape(_change(e.before, e.after))}"
-                              f"  [dim]({escape(e.rule)})[/]")
-                console.print(f"    {escape(e.reason)}", style="dim")
-        logs = [e for e in res.events if e.field == "log" and e.level == "warning"]
+
+class Out:
+    """Lines of (text, style) pieces, written through rich on a terminal, plainly otherwise."""
+
+    def __init__(self, console=None, stream=None):
+        self.console = console
+        self.stream = stream or sys.stdout
+
+    def line(self, *pieces) -> None:
+        parts = [(p, None) if isinstance(p, str) else p for p in pieces]
+        if self.console is None:
+            self.stream.write("".join(t for t, _ in parts) + "\n")
+            return
+        from rich.text import Text
+
+        text = Text()
+        for t, style in parts:
+            text.append(t, style=STYLE.get(style, style) if style else None)
+        self.console.print(text, soft_wrap=True, highlight=False)
+
+
+def make_out(console=None) -> Out:
+    if console is not None:
+        return Out(console)
+    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+        from rich.console import Console
+
+        return Out(Console(highlight=False, soft_wrap=True))
+    return Out(None)
+
+
+def _title(res) -> str:
+    name = res.extra.get("name") or res.source
+    label = (f"vLLM {res.vllm_version}" if res.target == "release"
+             else f"PR #29558 design on vLLM {res.vllm_version}")
+    return f"{visible(name)} · {label}"
+
+
+def _written_text(row: dict, value: bool = True) -> str:
+    w = row.get("written")
+    if w is not None:
+        return (f"you wrote {visible(short(w['value']))} at " if value else "as written at ") + visible(w["where"])
+    if row.get("default_from"):
+        return row["default_from"]
+    return "release default"
+
+
+def _row_line(out: Out, row: dict, width: int) -> None:
+    steps = row["changes"]
+    name = row["setting"].ljust(width)
+    if steps:
+        first = steps[0]["before"] if row.get("written") is None else row["written"]["value"]
+        out.line("  ", ("~ ", "changed"), name, "  ", (visible(change_text(first, row["resolved"])), "changed"),
+                 ("   " + _written_text(row) + "; " + ", ".join(dict.fromkeys(s["rule"] for s in steps)), "dim"))
+    else:
+        mark, style = ("= ", "same") if row.get("written") is not None else ("+ ", "default")
+        out.line("  ", (mark, style), name, "  ", visible(short(row["resolved"])),
+                 ("   " + _written_text(row, value=False), "dim"))
+
+
+def _why(out: Out, res, rows: list[dict]) -> None:
+    steps = [(row, s) for row in rows for s in row["changes"]]
+    if not steps:
+        return
+    reasons = {}
+    for e in res.events:
+        reasons.setdefault(e.rule, e.reason)
+    by_setting = {row["setting"]: row for row in rows}
+    out.line(("Why", "head"))
+    for row, s in steps:
+        repeat = {1: "", 2: "; vLLM appends it twice"}.get(s["repeats"], f"; vLLM does it {s['repeats']} times")
+        out.line(f"  • {row['setting']}: ", visible(change_text(s["before"], s["after"])),
+                 (f"  ({s['rule']}{repeat})", "dim"))
+        cause = s.get("cause")
+        if cause:
+            out.line(("    because " + _cause_text(cause, by_setting), "dim"))
+        reason = reasons.get(s["rule"])
+        if reason:
+            out.line(("    " + visible(reason), "dim"))
+
+
+def _cause_text(setting: str, by_setting: dict) -> str:
+    """`all2all_backend = deepep_high_throughput (you wrote … at f:6:5)`, following a chain of
+    rules back to what was written (at most three links)."""
+    parts = []
+    seen = set()
+    while setting and setting not in seen and len(parts) < 3:
+        seen.add(setting)
+        row = by_setting.get(setting)
+        if row is None:
+            parts.append(setting)
+            break
+        value = row["changes"][-1]["after"] if row["changes"] else row["resolved"]
+        parts.append(f"{setting} = {visible(short(value))} ({_written_text(row)})")
+        setting = row["changes"][-1].get("cause") if row["changes"] else None
+    return " ← ".join(parts)
+
+
+def _findings(out: Out, findings: list[dict]) -> None:
+    if not findings:
+        return
+    out.line(("Findings", "head"))
+    for f in findings:
+        loc = f.get("location") or {}
+        where = ""
+        if loc.get("file"):
+            where = visible(str(loc["file"])) + (f":{loc['line']}" if loc.get("line") else "") + \
+                (f":{loc['column']}" if loc.get("line") and loc.get("column") else "") + " "
+        out.line("  ", (f"{f.get('severity', '')} {f.get('rule', '')}", f.get("severity")), " ", where,
+                 visible(f.get("message", "")))
+
+
+def _pr_block(out: Out, res) -> None:
+    pr = res.extra.get("pr29558")
+    if not pr:
+        return
+    out.line((f"With the PR #29558 design (--target pr29558, on vLLM {pr['vllm_version']})", "head"))
+    if pr.get("vllm_error"):
+        out.line(f"  vLLM would refuse: {visible(pr['vllm_error']['type'])}")
+        return
+    moe = [op for op in (pr.get("splitting_ops") or []) if "moe_forward" in op]
+    out.line(f"  cudagraph_mode {pr['cudagraph_mode']}"
+             + (f"; {', '.join(moe)} split out of the piecewise graphs" if moe else ""))
+    for f in pr.get("findings") or []:
+        out.line("  ", (f"{f['severity']} {f['rule']}", f["severity"]), " ", visible(f["message"]))
+
+
+def _depends(out: Out, res, findings: list[dict]) -> None:
+    names = res.extra.get("depends_on") or []
+    if not names:
+        return
+    out.line(("Depends on", "head"))
+    shown = {f["message"] for f in findings if f.get("rule") == "VP103"}
+    for name in names:
+        alt = next((m for m in shown if f"depends on {name} " in m), None)
+        out.line(f"  {visible(str(name))}: " + (visible(alt.split(': ', 1)[-1]) if alt else
+                                                   "the outcome changes with its value"))
+
+
+def _assumptions(out: Out, res) -> None:
+    seen = set()
+    items = []
+    for a in res.assumptions:
+        key = (a.fact, str(a.value))
+        if key not in seen:
+            seen.add(key)
+            items.append(a)
+    if not items:
+        return
+    out.line(("Assumed", "head"))
+    for a in items:
+        out.line(f"  {visible(a.fact)} = {visible(str(a.value))}", (f"  ({visible(a.source)})", "dim"))
+
+
+def render_result(out: Out, res, verbose: bool = False) -> None:
+    out.line((f"── {_title(res)} ", "head"))
+    loc = res.extra.get("location") or {}
+    if loc.get("line"):
+        out.line((f"server command at {visible(str(loc['file']))}:{loc['line']}:{loc.get('column') or 1}", "dim"))
+    summary = res.extra.get("summary") or {}
+    findings = res.extra.get("findings") or []
+    shown_findings = [f for f in findings if f.get("rule") != "VP103"]
+    if summary.get("line"):
+        worst = "error" if summary.get("errors") else "warning" if summary.get("hazards") else "head"
+        out.line((summary["line"], worst))
+    if res.vllm_error is not None:
+        out.line(("vLLM would refuse to start: ", "error"),
+                 visible(f"{res.vllm_error.type}: {(res.vllm_error.message or '').strip()}", keep_newlines=False))
+    else:
+        out.line(headline(res))
+        rows = res.extra.get("plan") or []
+        shown = [r for r in rows if verbose or r["changes"] or r.get("written") is not None
+                 or r["setting"] in KEY_SETTINGS]
+        if shown:
+            width = max(len(r["setting"]) for r in shown)
+            out.line(("Plan", "head"), ("  (= as written, ~ changed by vLLM, + vLLM's default"
+                                        + ("" if verbose else "; --verbose shows every default") + ")", "dim"))
+            for r in shown:
+                _row_line(out, r, width)
+        _why(out, res, rows)
+        logs = list(dict.fromkeys(e.reason for e in res.events if e.field == "log" and e.level == "warning"))
         if logs:
-            console.print("[bold]vLLM also warns[/]")
-            for e in logs:
-                console.print(f"  • {escape(e.reason)}", style="dim")
-        for f in res.extra.get("findings") or []:
-            where = f.get("location") or {}
-            place = f"{where.get('file')}:{where.get('line')}:{where.get('column')}" if where.get("line") else ""
-            color = {"error": "red", "warning": "yellow"}.get(f.get("severity"), "cyan")
-            console.print(f"[{color}]{escape(f.get('severity', ''))}[/] {escape(f.get('rule', ''))} "
-                          f"{escape(place)} {escape(f.get('message', ''))}")
-        for name in res.extra.get("depends_on") or []:
-            console.print(f"[yellow]depends on[/] {escape(str(name))}: the outcome changes with its value "
-                          "(pin it with --assume NAME=VALUE)")
-        for a in res.assumptions:
-            console.print(f"[yellow]assumed[/] {escape(a.fact)} = {escape(str(a.value))} ({escape(a.source)})")
+            out.line(("vLLM also warns", "head"))
+            for text in logs:
+                out.line(("  • " + visible(text), "dim"))
+    _findings(out, shown_findings)
+    _depends(out, res, findings)
+    _pr_block(out, res)
+    _assumptions(out, res)
+    out.line("")
+
+
+def render_text(report, console=None, verbose: bool = False) -> None:
+    out = make_out(console)
+    for res in report.results:
+        render_result(out, res, verbose)

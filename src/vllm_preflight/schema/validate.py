@@ -231,6 +231,7 @@ def validate_bound(bound, release) -> list[Finding]:
     bound.release = release
     bound.release_label = getattr(release, "label", release.version)
     instance, entries, findings = build_instance(bound, release.options)
+    bound.written = (instance, entries)  # the report's "written" column reads what was parsed here
     for err in _validator(bound.release_label if release.target == "pr29558" else release.version).iter_errors(instance):
         findings += _findings_for(err, entries, bound, release)
     return findings
@@ -238,9 +239,9 @@ def validate_bound(bound, release) -> list[Finding]:
 
 @lru_cache(maxsize=None)
 def _validator(name: str):
-    import jsonschema
+    from vllm_preflight.schema.engine import validator
 
-    return jsonschema.Draft202012Validator(release_schema(name))
+    return validator(release_schema(name))
 
 
 def _findings_for(err, entries: dict[str, Entry], bound, release) -> list[Finding]:
@@ -248,11 +249,12 @@ def _findings_for(err, entries: dict[str, Entry], bound, release) -> list[Findin
     if not path:
         return []
     if err.validator in ("anyOf", "oneOf") and err.context:
-        # the branch that fits the value's type says what is wrong with it
-        specific = [e for e in err.context if e.validator not in ("type", "$ref")]
-        if specific and not any("x-choices" in (e.schema or {}) for e in specific):
+        # the first branch that takes the value's type says what is wrong with it (`1.0` for an
+        # integer option: "not an integer", not "not of type integer or string")
+        fitting = _fitting_branch(err)
+        if fitting and not _is_choice(fitting):
             out: list[Finding] = []
-            for e in specific:
+            for e in fitting:
                 out += _findings_for(e, entries, bound, release)
             return out
     key = path[0]
@@ -297,25 +299,55 @@ def _findings_for(err, entries: dict[str, Entry], bound, release) -> list[Findin
     return [Finding(rule, f"{shown}: {detail} in vLLM {version}", place(inner))]
 
 
+def _branches(err) -> dict[int, list]:
+    """The errors of an anyOf/oneOf error's context, by branch, in branch order."""
+    out: dict[int, list] = {}
+    for e in err.context:
+        rel = list(e.relative_schema_path)
+        out.setdefault(int(rel[0]) if rel and isinstance(rel[0], int) else 0, []).append(e)
+    return dict(sorted(out.items()))
+
+
+def _fitting_branch(err) -> list | None:
+    """The errors of the first branch whose type the value has (no `type` error at its path)."""
+    here = tuple(err.absolute_path)
+    for errors in _branches(err).values():
+        if not any(e.validator == "type" and tuple(e.absolute_path) == here for e in errors):
+            return errors
+    return None
+
+
+def _is_choice(errors: list) -> bool:
+    return any(e.validator == "enum" for e in errors)
+
+
 def _explain(err) -> str:
     """A short reason for a schema error, with the choices and a did-you-mean."""
     value = err.instance
-    leaves = [err]
-    if err.context:
-        leaves = list(err.context)
-    for e in leaves:
-        choices = e.schema.get("x-choices") if isinstance(e.schema, dict) else None
-        if choices:
-            hint = hints.did_you_mean(str(value), choices, cutoff=0.6)
-            case = " (any case)" if "pattern" in e.schema else ""
-            return f"{value!r} is not one of {', '.join(map(str, choices))}{case}{hint}"
+    if err.validator in ("anyOf", "oneOf") and err.context:
+        fitting = _fitting_branch(err)
+        if fitting:
+            enum = next((e for e in fitting if e.validator == "enum"), None)
+            if enum is not None:
+                # names vLLM reads in any case are an enum next to a case-insensitive pattern
+                any_case = any(e.validator == "pattern" for errs in _branches(err).values() for e in errs)
+                return _choices(value, enum.validator_value, any_case)
+            return _explain(fitting[0])
+        types = [e.validator_value for errs in _branches(err).values() for e in errs
+                 if e.validator == "type" and tuple(e.absolute_path) == tuple(err.absolute_path)]
+        flat = [t for ts in types for t in (ts if isinstance(ts, list) else [ts])]
+        return f"{value!r} is not of type {' or '.join(dict.fromkeys(flat))}"
     if err.validator == "enum":
-        return f"{value!r} is not one of {', '.join(map(str, err.validator_value))}"
-    types = []
-    for e in leaves:
-        t = e.schema.get("type") if isinstance(e.schema, dict) else None
-        if t:
-            types += t if isinstance(t, list) else [t]
-    if types:
-        return f"{value!r} is not of type {' or '.join(dict.fromkeys(types))}"
+        return _choices(value, err.validator_value, False)
+    if err.validator == "type":
+        types = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
+        return f"{value!r} is not of type {' or '.join(types)}"
+    if err.validator == "pattern" and isinstance(err.schema, dict) and err.schema.get("description"):
+        return f"{value!r} is not {err.schema['description']}"
     return err.message
+
+
+def _choices(value, names, any_case: bool) -> str:
+    names = [str(n) for n in names]
+    hint = hints.did_you_mean(str(value), names, cutoff=0.6)
+    return f"{value!r} is not one of {', '.join(names)}{' (any case)' if any_case else ''}{hint}"

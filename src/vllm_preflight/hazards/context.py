@@ -1,0 +1,118 @@
+"""What a hazard rule reads: one Resolution, what was written, and a checked-fix helper."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from vllm_preflight.findings import Finding
+from vllm_preflight.model import Location
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A single change a deployer would make: words appended to the command, env changes
+    (value None unsets the variable), or another target (`pr29558`)."""
+
+    label: str
+    words: tuple[str, ...] = ()
+    env: tuple[tuple[str, str | None], ...] = ()
+
+
+@dataclass
+class Context:
+    result: object  # Resolution
+    written: dict  # {setting: Written}
+    rerun: Callable | None = None
+
+    # ------------------------------------------------------------ reading
+    @property
+    def resolved(self) -> dict | None:
+        return self.result.resolved
+
+    @property
+    def cc(self) -> dict:
+        return self.resolved["compilation_config"]
+
+    @property
+    def parallel(self) -> dict:
+        return self.resolved["parallel_config"]
+
+    @property
+    def release(self):
+        from vllm_preflight.releases import PR29558, get_release
+
+        return get_release(PR29558 if self.result.target == "pr29558" else self.result.vllm_version)
+
+    @property
+    def env(self) -> dict[str, str]:
+        dep = self.result.deployment
+        return dict(dep.env) if dep is not None else {}
+
+    def rules_fired(self) -> set[str]:
+        return {e.rule for e in self.result.events}
+
+    def cudagraph_mode(self) -> str:
+        """The mode that is captured: the runtime stage's where it ran, else config time."""
+        runtime = (self.resolved or {}).get("runtime") or {}
+        return runtime.get("cudagraph_mode") or self.cc["cudagraph_mode"]
+
+    def location(self, setting: str | None = None) -> Location | None:
+        w = self.written.get(setting) if setting else None
+        if w is not None and w.location is not None:
+            return w.location
+        loc = self.result.extra.get("location")
+        if isinstance(loc, dict):
+            return Location(loc["file"], loc.get("line"), loc.get("column"))
+        dep = self.result.deployment
+        return getattr(dep, "location", None)
+
+    def finding(self, code: str, message: str, setting: str | None = None) -> Finding:
+        return Finding(code, message, self.location(setting))
+
+    # ------------------------------------------------------------ fixes
+    def checked_fix(self, code: str, candidates: list[Fix], keep_graphs: bool = True) -> str:
+        """' Fix (resolved on vLLM V: ...): LABEL.' for the first candidate that, resolved the
+        same way, starts, has no `code` finding and (with keep_graphs) captures CUDA graphs; ''
+        when none is clean or the tool cannot resolve here."""
+        dep = self.result.deployment
+        if self.rerun is None or dep is None:
+            return ""
+        from vllm_preflight.hazards import hazard_findings
+
+        for fix in candidates:
+            env = dict(dep.env)
+            for k, v in fix.env:
+                if v is None:
+                    env.pop(k, None)
+                else:
+                    env[k] = v
+            changed = replace(dep, argv=tuple(dep.argv) + fix.words, env=tuple(env.items()))
+            other = self.rerun(changed)
+            if other.vllm_error is not None:
+                continue
+            fired = {f.rule for f in hazard_findings(other)}
+            mode = other.resolved["compilation_config"]["cudagraph_mode"]
+            if code in fired or (keep_graphs and not captures_graphs(other)):
+                continue
+            return (f" Fix (resolved on vLLM {other.vllm_version}: cudagraph_mode {mode}, no {code}): "
+                    f"{fix.label}.")
+        return ""
+
+
+def captures_graphs(result) -> bool:
+    """Whether vLLM captures any CUDA graph for a resolved result (verify's plan decides)."""
+    from vllm_preflight.verify.outcome import ConfigProblem
+    from vllm_preflight.verify.plan import plan_from_resolved
+
+    if result.resolved is None:
+        return False
+    try:
+        return not plan_from_resolved(result.resolved, result.vllm_version).nothing_captured
+    except ConfigProblem:
+        return False
+
+
+def shell_words(words: tuple[str, ...]) -> str:
+    import shlex
+
+    return " ".join(shlex.quote(w) for w in words)
