@@ -31,7 +31,9 @@ MOE_OPS = ["vllm::moe_forward", "vllm::moe_forward_shared"]
 
 
 def vt(v: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in v.split("."))
+    from vllm_preflight.releases.versions import version_key
+
+    return version_key(v)
 
 
 def backends_for(v: tuple) -> list[str]:

@@ -23,6 +23,7 @@ class _Group(click.Group):
     lazy = {
         "verify": ("vllm_preflight.verify.command", "verify"),
         "schema": ("vllm_preflight.schema.command", "schema"),
+        "matrix": ("vllm_preflight.matrix.command", "matrix"),
     }
 
     def list_commands(self, ctx):

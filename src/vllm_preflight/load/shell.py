@@ -730,7 +730,9 @@ def _after_eq(text: Text) -> Text:
 # --------------------------------------------------------------- images
 _IMAGE = re.compile(r"^(?:(?P<registry>[^/]+\.[^/]+|localhost(?::\d+)?)/)?(?P<repo>[^:@]+)(?::(?P<tag>[^@]+))?(?:@.+)?$")
 _NOT_SERVER_IMAGE = re.compile(r"router|sidecar|proxy|bench|gateway|scheduler|epp|operator|client")
-_VERSION_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+)?)(?:$|[-+_])")
+# a PEP 440 version (pre/post/dev parts too: `v0.11.0rc1`, `v0.13.0.post1`), then the end or a
+# build suffix (`-cu126`); api.choose_release maps it to the release it belongs to
+_VERSION_TAG = re.compile(r"^v?(\d+\.\d+(?:\.\d+){0,2}(?:(?:a|b|rc|\.post|\.dev)\d+)*)(?:$|[-+_])")
 
 
 def image_entrypoint(args: list[TWord], loc: Location | None) -> tuple[list[TWord], Assumption]:

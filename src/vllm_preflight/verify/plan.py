@@ -79,8 +79,10 @@ def _enum(value, names: tuple[str, ...], what: str) -> str:
 
 
 def _version_tuple(version: str) -> tuple[int, ...] | None:
+    from vllm_preflight.releases.versions import version_key
+
     try:
-        return tuple(int(p) for p in version.lstrip("v").split("."))
+        return version_key(version)
     except ValueError:
         return None  # "pr29558" and other targets: current semantics
 

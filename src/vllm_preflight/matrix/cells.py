@@ -1,0 +1,139 @@
+"""Driving the resolver over a matrix: which cells, and one `check` result per cell.
+
+Every cell is resolved by `api.check_deployment` itself (so a row is exactly a `check`
+result); what a matrix shares between cells is made cheap around it: the input is loaded and
+parsed once, the schema findings are memoised per option value (`validation`, exact), the
+release tables load once per process, and large matrices are split over the machine's cores
+(fork: the children inherit the loaded tables). `rows(..., fast=False)` is the plain path the
+tests compare against.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+
+from vllm_preflight.matrix import axes as axes_mod
+from vllm_preflight.model import Deployment
+from vllm_preflight.releases import PR29558, get_release
+
+PARALLEL_MIN_CELLS = 1500  # below this, starting a second process costs more than it saves
+
+
+@dataclass(frozen=True)
+class Settings:
+    gpu: str | None = None
+    env: tuple = ()
+    model_assume: tuple = ()  # (fact, value) pairs
+    jobs: int = 0  # 0: as many as the machine has cores (at most 2 below PARALLEL_MIN_CELLS cells each)
+
+
+@dataclass(frozen=True)
+class Cell:
+    target: str
+    combo: tuple = ()  # ((axis, value), ...) in axis order; () for a single deployment
+
+
+@dataclass
+class Plan:
+    base: Deployment
+    cells: list[Cell] = field(default_factory=list)
+    axes: tuple = ()
+
+
+def plan(base: Deployment, targets: list[str], axes: tuple[str, ...] = (),
+         where: dict[str, set[str]] | None = None) -> Plan:
+    """The cells: one per target, or per target and combination of the axes' values."""
+    out = Plan(base, axes=tuple(axes))
+    for t in targets:
+        if not axes:
+            out.cells.append(Cell(t))
+            continue
+        release = get_release(t)
+        lists = []
+        for name in axes:
+            values = axes_mod.AXES[name].values(release)
+            if where and name in where:
+                values = tuple(v for v in values if v in where[name])
+            lists.append(values)
+        for combo in itertools.product(*lists):
+            out.cells.append(Cell(t, tuple(zip(axes, combo))))
+    return out
+
+
+def deployment_for(p: Plan, cell: Cell) -> Deployment:
+    if not cell.combo:
+        return p.base
+    from vllm_preflight.load.bind import bind
+
+    release = get_release(cell.target)
+    # the base as written for this release (its variables at their stated values), then the axes
+    return axes_mod.cell_deployment(bind(p.base, release).deployment, release, dict(cell.combo))
+
+
+def check_cell(p: Plan, cell: Cell, settings: Settings, fast: bool = True) -> dict:
+    """One cell as a `check` JSON result, plus its `axes`."""
+    from vllm_preflight.api import check_deployment
+    from vllm_preflight.matrix.validation import validate
+
+    pr = cell.target == PR29558
+    res = check_deployment(deployment_for(p, cell), vllm_version=None if pr else cell.target,
+                           target=PR29558 if pr else "release", gpu=settings.gpu, env=list(settings.env),
+                           model_assume=dict(settings.model_assume), validate=validate if fast else None)
+    _add_hazards(res)
+    row = res.to_json()
+    row["axes"] = dict(cell.combo)
+    return row
+
+
+def _add_hazards(res) -> None:
+    """The VP3xx findings, where check_deployment did not already add them."""
+    from vllm_preflight.hazards import hazard_findings
+
+    have = res.extra.setdefault("findings", [])
+    for f in hazard_findings(res):
+        j = f.to_json()
+        if j not in have:
+            have.append(j)
+
+
+# ------------------------------------------------------------------ processes
+_WORK: tuple | None = None  # (plan, settings) for forked children
+
+
+def _child(cells: list[Cell]) -> list[dict]:
+    p, settings = _WORK
+    return [check_cell(p, c, settings) for c in cells]
+
+
+def _jobs(settings: Settings, n_cells: int) -> int:
+    if n_cells < PARALLEL_MIN_CELLS:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(settings.jobs or cores, cores, n_cells // (PARALLEL_MIN_CELLS // 2)))
+
+
+def rows(p: Plan, settings: Settings = Settings(), fast: bool = True) -> list[dict]:
+    """Every cell's row, in the plan's order."""
+    jobs = _jobs(settings, len(p.cells)) if fast else 1
+    if jobs <= 1:
+        return [check_cell(p, c, settings, fast) for c in p.cells]
+    import multiprocessing
+
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this platform: one process
+        return [check_cell(p, c, settings, fast) for c in p.cells]
+    global _WORK
+    _WORK = (p, settings)
+    # interleaved chunks: neighbouring cells cost alike, so each child gets a fair share
+    chunks = [p.cells[i::jobs] for i in range(jobs)]
+    try:
+        with ctx.Pool(jobs) as pool:
+            parts = pool.map(_child, chunks)
+    finally:
+        _WORK = None
+    out: list[dict | None] = [None] * len(p.cells)
+    for i, part in enumerate(parts):
+        out[i::jobs] = part
+    return out  # type: ignore[return-value]

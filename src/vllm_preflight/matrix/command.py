@@ -1,0 +1,179 @@
+"""`vllm-preflight matrix`: argument handling only.
+
+Exit codes (as `check`): 0 the matrix was printed (a release vLLM refuses is a row, not an
+error); 1 only with `--fail-on`: some cell has an outcome it names (refused, off, hazard);
+2 usage error or unreadable input (unknown axis or value, empty slice, a range with no
+supported release, an unknown `--vs` side, a file in `--records` that is not a verify record);
+3 internal error.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from vllm_preflight.cli import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, _CommandAfterDashes, _pairs
+
+FORMATS = ("text", "markdown", "html", "csv", "json")
+
+
+@click.command(cls=_CommandAfterDashes)
+@click.option("--vllm-version", "versions", metavar="SPEC",
+              help="Targets: a release, a range 0.12.0..0.20.2, a list a,b, `releases`, or `all` "
+                   "(default: every release 0.11.0-0.33.0 and pr29558).")
+@click.option("--axes", "axes_text", metavar="A,B,...",
+              help="Vary these settings (all2all, dp, ep, mode, cudagraph_mode, partition, fusion, model); "
+                   "default without an input: all2all,dp,ep,cudagraph_mode,model.")
+@click.option("--where", "where", multiple=True, metavar="AXIS=V[,V]", help="Keep only these values of an axis.")
+@click.option("--vs", "vs", nargs=2, metavar="A B", help="Only what differs between two targets (e.g. 0.12.0 pr29558).")
+@click.option("--advise", is_flag=True, help="For rows with graphs off or hazardous: the single changes that "
+                                              "keep graphs on without a hazard, each resolved.")
+@click.option("--records", "records_dir", metavar="DIR", help="Mark the cells that `verify --record DIR` records cover.")
+@click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(["refused", "off", "hazard"]),
+              help="Exit 1 when some cell has this outcome (for CI).")
+@click.option("--no-fold", is_flag=True, help="One line per cell (no folding).")
+@click.option("--gpu", default=None, metavar="GPU", help="H100, H200 (default), B200, GB200, A100.")
+@click.option("--env", "env", multiple=True, metavar="K=V", help="Environment variable of the deployment.")
+@click.option("--assume", "assume", multiple=True, metavar="K=V", help="Pin a fact, e.g. model.is_moe=true.")
+@click.option("--input-format", "input_format", default="auto", show_default=True,
+              type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight"]))
+@click.option("--jobs", type=int, default=0, metavar="N", help="Processes for large matrices (default: the cores).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.argument("inputs", nargs=-1, type=click.Path())
+def matrix(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
+           jobs, fmt, inputs) -> None:
+    """One deployment across every release (FILE or `-- vllm serve ...`), or every combination of
+    --axes, in one table: refused, cudagraph_mode, compile mode, MoE split, hazards."""
+    from vllm_preflight.errors import UsageProblem
+
+    command = click.get_current_context().meta.get("command_words")
+    try:
+        code = _run(versions, axes_text, list(where), vs, advise, records_dir, set(fail_on), no_fold, gpu,
+                    _pairs(env, "--env"), _pairs(assume, "--assume"), input_format, jobs, fmt, list(inputs),
+                    command)
+    except UsageProblem as e:
+        raise click.UsageError(str(e)) from None
+    sys.exit(code)
+
+
+def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
+         jobs, fmt, inputs, command) -> int:
+    from vllm_preflight.api import load_inputs, split_assume
+    from vllm_preflight.errors import UsageProblem
+    from vllm_preflight.gpus import get_gpu
+    from vllm_preflight.matrix import axes as axes_mod
+    from vllm_preflight.matrix import cells, targets as targets_mod
+    from vllm_preflight.releases import get_release
+
+    if vs and versions:
+        raise UsageProblem("--vs A B names the two targets; drop --vllm-version")
+    targets = [targets_mod._one(vs[0]), targets_mod._one(vs[1])] if vs else targets_mod.parse_targets(versions)
+    if vs and targets[0] == targets[1]:
+        raise UsageProblem(f"--vs needs two different targets, got {vs[0]} twice")
+    if gpu:
+        get_gpu(gpu)
+    model_assume, variables = split_assume(assume)
+    has_input = bool(inputs or command)
+    axes = axes_mod.parse_axes(axes_text) if (axes_text or not has_input) else ()
+    if advise and axes:
+        raise UsageProblem("--advise works on one deployment: give FILE or -- vllm serve ..., without --axes")
+    if where and not axes:
+        raise UsageProblem("--where slices the axes of a combination matrix: add --axes")
+    slice_ = axes_mod.parse_where(where, axes, [get_release(t) for t in targets]) if where else None
+    evidence = None
+    if records_dir:
+        from vllm_preflight.matrix import records
+
+        evidence = records.read(records_dir)
+    errors = []
+    if has_input:
+        deployments, errors = load_inputs(inputs, command, variables, None if input_format == "auto" else input_format)
+        for err in errors:
+            click.echo(f"vllm-preflight: {err.render()}", err=True)
+        if not deployments:
+            if errors:
+                return EXIT_USAGE
+            raise UsageProblem("no vLLM server found in the input")
+    else:
+        deployments = [axes_mod.base_deployment()]
+    settings = cells.Settings(gpu, tuple(env), tuple(sorted(model_assume.items())), jobs)
+    results = []
+    for d in deployments:
+        p = cells.plan(d, targets, axes, slice_)
+        if not p.cells:
+            raise UsageProblem("the slice is empty: no cell has these --where values on these releases")
+        results.append((p, cells.rows(p, settings)))
+    out = _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings)
+    click.echo(out, nl=False) if out is not None else None
+    if errors:
+        return EXIT_USAGE
+    if fail_on:
+        from vllm_preflight.matrix import outcome as oc
+
+        if any(oc.of(r).status in fail_on for _, rows in results for r in rows):
+            return EXIT_REFUSED
+    return EXIT_OK
+
+
+def _title(p, axes, targets) -> str:
+    span = targets[0] if len(targets) == 1 else f"{targets[0]} … {targets[-1]}" if len(targets) > 2 else \
+        f"{targets[0]} vs {targets[1]}"
+    what = p.base.source if not axes or p.base.source != "vllm serve (matrix cell)" else "combinations"
+    return f"{what} · {', '.join(axes) + ' · ' if axes else ''}{span}"
+
+
+def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings):
+    from vllm_preflight.matrix import advise as advise_mod
+    from vllm_preflight.matrix import diff as diff_mod
+    from vllm_preflight.matrix import records as records_mod
+    from vllm_preflight.matrix import table as table_mod
+
+    all_rows = [r for _, rows in results for r in rows]
+    extra: list[str] = []
+    vs_json = advice_json = None
+    tables = []
+    for p, rows in results:
+        if vs:
+            a_rows = [r for r, c in zip(rows, p.cells) if c.target == targets[0]]
+            b_rows = [r for r, c in zip(rows, p.cells) if c.target == targets[1]]
+            cmp = diff_mod.compare(a_rows, b_rows, targets[0], targets[1])
+            if len(results) > 1:
+                extra.append(f"== {p.base.source}")
+            extra += diff_mod.lines(cmp, axes, fold=not no_fold)
+            vs_json = (vs_json or []) + [dict(diff_mod.to_json(cmp), source=p.base.source)]
+            continue
+        cover = records_mod.covering(rows, evidence) if evidence is not None else None
+        tables.append(table_mod.build(rows, axes, targets, _title(p, axes, targets), cover, folded=not no_fold))
+        if advise:
+            adv = advise_mod.advise(p, rows, settings)
+            if len(results) > 1:
+                extra.append(f"== {p.base.source}")
+            extra += advise_mod.lines(adv, targets)
+            advice_json = (advice_json or []) + [{"source": p.base.source, "advice": advise_mod.to_json(adv)}]
+    if fmt == "json":
+        from vllm_preflight.matrix.render import json_out
+
+        return json_out.render(all_rows, vs=vs_json, advice=advice_json) + "\n"
+    if fmt == "csv":
+        from vllm_preflight.matrix.render import csv_out
+
+        return csv_out.render(all_rows, axes)
+    if fmt == "markdown":
+        from vllm_preflight.matrix.render import markdown
+
+        return markdown.render(tables, extra)
+    if fmt == "html":
+        from vllm_preflight.matrix.render import html
+
+        title = tables[0].title if len(tables) == 1 else "vllm-preflight matrix"
+        return html.render(tables, f"vllm-preflight matrix · {title}", _subtitle(targets, axes), extra)
+    from vllm_preflight.matrix.render import text
+
+    text.render(tables, extra_lines=extra)
+    return None
+
+
+def _subtitle(targets, axes) -> str:
+    return (f"{len(targets)} target{'s' if len(targets) != 1 else ''}"
+            + (f" · axes: {', '.join(axes)}" if axes else " · one deployment, every release")
+            + " · what vLLM would run, resolved by vllm-preflight (no GPU, no network)")

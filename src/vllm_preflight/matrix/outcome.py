@@ -1,0 +1,95 @@
+"""What one row shows: the outcome of a `check` result in the few columns a deployer reads.
+
+`status` is the colour: refused (red), off (yellow: cudagraph_mode NONE), hazard (orange: a
+VP3xx finding of severity error while graphs are on, e.g. VP301), on (green). VP3xx warnings
+are listed in the hazards column without changing the colour. `signature()` is
+what folding and `--vs` compare: two rows with the same signature read the same in the table.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vllm_preflight.resolve.steps.common import MOE_OPS
+
+COLUMNS = ("vllm", "cudagraph_mode", "mode", "moe_split", "partition", "max_capture", "hazards")
+HEADERS = {"vllm": "vLLM", "cudagraph_mode": "cudagraph_mode", "mode": "compile mode",
+           "moe_split": "MoE ops", "partition": "partition", "max_capture": "max size",
+           "hazards": "hazards", "depends_on": "depends on", "evidence": "hardware record"}
+STATUS_WORDS = {"on": "graphs on", "off": "graphs off", "hazard": "hazard", "refused": "refused"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    vllm: str  # "starts" or the exception type vLLM raises
+    cudagraph_mode: str
+    mode: str
+    moe_split: str
+    partition: str
+    max_capture: str
+    hazards: tuple[str, ...]
+    depends_on: tuple[str, ...] = ()
+    evidence: str = ""
+
+    def cell(self, column: str) -> str:
+        v = getattr(self, column)
+        if isinstance(v, tuple):
+            return ", ".join(v) or "-"
+        return v
+
+    def signature(self) -> tuple:
+        return (self.status, self.vllm, self.cudagraph_mode, self.mode, self.moe_split, self.partition,
+                self.max_capture, self.hazards, self.depends_on, self.evidence)
+
+
+def hazard_ids(row: dict) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(f["rule"] for f in row.get("findings") or [] if str(f.get("rule", "")).startswith("VP3")))
+
+
+def _serious_hazard(row: dict) -> bool:
+    # errors only (VP301: a FULL graph around the HT dispatch); VP3xx warnings are listed, not coloured
+    return any(str(f.get("rule", "")).startswith("VP3") and f.get("severity") == "error"
+               for f in row.get("findings") or [])
+
+
+def moe_split(cc: dict) -> bool:
+    ops = cc.get("splitting_ops") or []
+    return all(op in ops for op in MOE_OPS)
+
+
+def of(row: dict, evidence: str = "") -> Outcome:
+    hz = hazard_ids(row)
+    deps = tuple(row.get("depends_on") or ())
+    if row.get("vllm_error") or not row.get("resolved"):
+        err = (row.get("vllm_error") or {}).get("type") or "refused"
+        return Outcome("refused", err, "-", "-", "-", "-", "-", hz, deps, evidence)
+    cc = row["resolved"]["compilation_config"]
+    cg = str(cc.get("cudagraph_mode"))
+    sizes = cc.get("cudagraph_capture_sizes") or []
+    cap = cc.get("max_cudagraph_capture_size")
+    if cap is None and sizes:
+        cap = max(sizes)
+    status = "off" if cg == "NONE" else "hazard" if _serious_hazard(row) else "on"
+    return Outcome(status, "starts", cg, str(cc.get("mode")), "split" if moe_split(cc) else "-",
+                   str(cc.get("use_inductor_graph_partition")), "-" if cap is None else str(cap), hz, deps, evidence)
+
+
+def reasons(row: dict, limit: int = 8) -> list[str]:
+    """Why the row reads as it does: vLLM's error, the changes with their rule ids, the hazards."""
+    out = []
+    if row.get("vllm_error"):
+        msg = (row["vllm_error"].get("message") or "").splitlines()
+        out.append(f"{row['vllm_error']['type']}: {msg[0] if msg else ''}")
+    for e in row.get("events") or []:
+        if e.get("field") in ("log", "vllm"):
+            continue
+        out.append(f"{e['field']}: {e['before']} → {e['after']} ({e['rule']})")
+    for f in row.get("findings") or []:
+        if str(f.get("rule", "")).startswith("VP3"):
+            out.append(f"{f['rule']} {f.get('severity', '')}: {f.get('message', '')}")
+    seen = list(dict.fromkeys(out))
+    return seen[:limit] + ([f"… {len(seen) - limit} more"] if len(seen) > limit else [])
+
+
+def target_label(row: dict) -> str:
+    return "pr29558" if row.get("target") == "pr29558" else row.get("vllm_version", "?")

@@ -1,0 +1,19 @@
+"""CSV: one line per cell, unfolded (a spreadsheet filters better than it unfolds)."""
+from __future__ import annotations
+
+import csv
+import io
+
+from vllm_preflight.matrix import outcome as oc
+
+
+def render(rows: list[dict], axes: tuple[str, ...]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["target", "vllm_version", *axes, "graphs", *oc.COLUMNS, "depends_on", "source"])
+    for r in rows:
+        o = oc.of(r)
+        w.writerow([r.get("target"), r.get("vllm_version"), *(r["axes"].get(a, "") for a in axes),
+                    oc.STATUS_WORDS[o.status], *(o.cell(c) for c in oc.COLUMNS),
+                    " ".join(o.depends_on), r.get("source")])
+    return buf.getvalue()

@@ -1,0 +1,26 @@
+"""GitHub-flavoured Markdown: the folded table, for docs and pull requests."""
+from __future__ import annotations
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render(tables, extra_lines: list[str] = ()) -> str:
+    out: list[str] = []
+    for t in tables:
+        out.append(f"### {_cell(t.title)}")
+        out.append("")
+        out.append("| " + " | ".join(_cell(h) for h in t.headers) + " |")
+        out.append("|" + "|".join(" --- " for _ in t.headers) + "|")
+        for line in t.lines:
+            cells = list(line.cells)
+            k = t.status_column
+            cells[k] = f"**{cells[k]}**" if line.status != "on" else cells[k]
+            out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        out.append("")
+        out += [f"_{_cell(n)}_" for n in t.notes]
+        out.append("")
+    if extra_lines:
+        out += ["```text", *extra_lines, "```", ""]
+    return "\n".join(out).rstrip() + "\n"
