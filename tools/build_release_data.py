@@ -17,6 +17,8 @@ import re
 import sys
 from pathlib import Path
 
+from vllm_preflight.releases.versions import version_key
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "src" / "vllm_preflight" / "releases" / "data"
 
@@ -101,7 +103,7 @@ def main() -> None:
     facts = {}
     for p in facts_dir.glob("*.json"):
         facts[p.stem] = json.loads(p.read_text())
-    versions = sorted(facts, key=lambda v: tuple(int(x) for x in v.split(".")))
+    versions = sorted(facts, key=version_key)
     options_out, facts_out, env_vars = {}, {}, {}
     prev: dict | None = None
     for v in versions:
@@ -141,7 +143,9 @@ def main() -> None:
     (OUT / "facts.json").write_text(json.dumps(facts_out, indent=1, sort_keys=True))
     # known VLLM_* variables, as changes against the release before (read only when a
     # deployment sets VLLM_* variables)
-    env_out, prev_env = {}, None
+    env_out: dict = {}
+    prev_env: list | None = None
+    prev_v: str | None = None
     for v in versions:
         names = env_vars[v]
         if names is None:

@@ -40,8 +40,10 @@ class ConfigItem:
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
+    from vllm_preflight.releases.versions import version_key
+
     try:
-        return tuple(int(p) for p in version.split("."))
+        return version_key(version)
     except ValueError:
         return (0,)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vllm_preflight.releases.changes import CHANGES, PR29558_CHANGES
+from vllm_preflight.releases.versions import version_key
 
 SUPPORTED = (
     "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1",
@@ -27,9 +28,6 @@ PR29558 = "pr29558"
 PR29558_BASE = "0.12.0"
 DATA = Path(__file__).parent / "data"
 
-
-def version_key(v: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in v.split("."))
 
 
 # ---------------------------------------------------------------- option tables

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from vllm_preflight.releases.versions import version_key as _version_key
+
 CUDAGRAPH_BY_LEVEL = {0: "NONE", 1: "PIECEWISE", 2: "FULL_AND_PIECEWISE", 3: "FULL_AND_PIECEWISE"}
 KV_CACHE_UPDATE_OPS = ("vllm::unified_kv_cache_update", "vllm::unified_mla_kv_cache_update")
 
@@ -43,7 +45,7 @@ TABLES = (("0.12.0", _BASE), ("0.16.0", _V0_16), ("0.17.0", _V0_17), ("0.19.0", 
 def table_for(version_key: tuple[int, ...]) -> dict:
     chosen = None
     for since, table in TABLES:
-        if tuple(int(p) for p in since.split(".")) <= version_key:
+        if _version_key(since) <= version_key:
             chosen = table
     return chosen or {}
 

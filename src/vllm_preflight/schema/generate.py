@@ -8,8 +8,10 @@ names, cudagraph_mode and compilation mode names, accepted in any case as vLLM u
 them). Nothing here is copied by hand from vLLM: option names, converters, choices and
 config fields all come from `releases` (recorded from each release's own code).
 
-Custom keywords (ignored by validators, read by our messages): `x-choices` lists the
-names a pattern accepts.
+Choices are standard `enum`s, so editors complete them: argparse's choices are
+case-sensitive and are an `enum` alone; names vLLM upper-cases (cudagraph_mode,
+compilation mode) are an `enum` of vLLM's spelling next to a case-insensitive pattern, so
+validators accept any case and editors still offer the names.
 """
 from __future__ import annotations
 
@@ -29,7 +31,12 @@ def ci_pattern(names) -> str:
 
 
 def _integer_text() -> dict:
-    return {"type": "string", "pattern": r"^\s*[-+]?[0-9]+\s*$"}
+    return {"type": "string", "pattern": r"^\s*[-+]?[0-9]+\s*$", "description": "an integer"}
+
+
+def any_case(names) -> list[dict]:
+    """Branches for names vLLM reads in any case: the names (for editors), then any case."""
+    return [{"enum": list(names)}, {"type": "string", "pattern": ci_pattern(names)}]
 
 
 def _base(converter: str) -> dict:
@@ -63,7 +70,7 @@ def option_schema(opt, defs_for: dict) -> dict:
         schema: dict = {"anyOf": [{"$ref": defs_for[opt.dest]}, {"type": "string"}]}
     elif opt.choices:
         values = [c for c in opt.choices if c != "None"]
-        schema = {"enum": values, "x-choices": [str(v) for v in values]}
+        schema = {"enum": values}
         optional = optional or "None" in opt.choices
     else:
         schema = _base(base_conv)
@@ -97,11 +104,10 @@ def compilation_config_schema(facts: dict) -> dict:
     cmodes = facts.get("compilation_modes") or []
     known = {
         "mode": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": max(len(cmodes) - 1, 3)},
-                           {"type": "string", "pattern": ci_pattern(cmodes), "x-choices": cmodes},
-                           {"type": "null"}]},
+                           *any_case(cmodes), {"type": "null"}]},
         "level": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": 3}, {"type": "null"}]},
-        "cudagraph_mode": {"anyOf": [{"type": "string", "pattern": ci_pattern(modes), "x-choices": modes},
-                                     {"type": "integer", "minimum": 0, "maximum": 2}, {"type": "null"}]},
+        "cudagraph_mode": {"anyOf": [*any_case(modes), {"type": "integer", "minimum": 0, "maximum": 2},
+                                     {"type": "null"}]},
         "splitting_ops": {"type": ["array", "null"], "items": {"type": "string"}},
         "custom_ops": {"type": "array", "items": {"type": "string"}},
         "cudagraph_capture_sizes": {"type": ["array", "null"], "items": {"type": "integer", "minimum": 0}},

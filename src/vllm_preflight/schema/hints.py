@@ -45,7 +45,9 @@ FORBID_EXTRA_SINCE = (0, 13, 0)  # CompilationConfig/PassConfig reject unknown k
 
 
 def _vt(v: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in v.split("."))
+    from vllm_preflight.releases.versions import version_key
+
+    return version_key(v)
 
 
 def config_forbids_extra(release) -> bool:
@@ -99,7 +101,21 @@ def releases_with_key(section: str, key: str) -> list[str]:
     return [v for v in SUPPORTED if (recorded is None or v in recorded) and key in (recorded_facts(v).get(field) or ())]
 
 
+_OPTION_HINTS: dict[tuple[str, int], str] = {}
+
+
 def option_hint(flag: str, release) -> str:
+    # a flag repeated thousands of times costs one similarity search, not one per repeat
+    key = (flag, id(release.options))
+    hit = _OPTION_HINTS.get(key)
+    if hit is None:
+        if len(_OPTION_HINTS) > 4096:
+            _OPTION_HINTS.clear()
+        hit = _OPTION_HINTS[key] = _option_hint(flag, release)
+    return hit
+
+
+def _option_hint(flag: str, release) -> str:
     table = release.options
     name = "--" + flag[2:].replace("_", "-") if flag.startswith("--") else flag
     parts = []
