@@ -57,7 +57,10 @@ def load_inputs(paths: list[str], command: list[str] | None, variables: dict[str
     deployments, errors = load_paths(list(paths), input_format=input_format, variables=variables,
                                      skipped=skipped, require_servers=require_servers)
     if command:
-        deployments.append(deployment_from_words(command))
+        try:
+            deployments.append(deployment_from_words(command))
+        except InputFailure as e:  # past a limit (load.limits), or its --config unreadable
+            errors.extend(getattr(e, "errors", [e.error]))
     return deployments, errors
 
 
@@ -169,9 +172,8 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
     hazards = hazard_findings(result, written, run)
     result.extra["findings"] = [f.to_json() for f in unique(findings + depend_findings + hazards)]
-    rows = plan_rows(result, written)
-    result.extra["plan"] = [r.to_json() for r in rows]
-    result.extra["summary"] = summarize(result, rows, result.extra["findings"]).to_json()
+    result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
+    result.extra["summary"] = summarize(result).to_json()
     if target != PR29558 and {"VP301", "VP302"} & {f.rule for f in hazards}:
         result.extra["pr29558"] = _pr_design(d, gpu=gpu, env=env, model_assume=model_assume)
     return result
@@ -223,4 +225,15 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
             raise
         except Exception as e:  # noqa: BLE001 - a bug on one deployment must not cost the others
             report.errors.append(InputError.from_bug(d.source, e, d.location))
+    _cross_server_findings(report.results)
     return report
+
+
+def _cross_server_findings(results: list[Resolution]) -> None:
+    """VP305: servers of one deployment that must agree (ranks of one engine, P/D pairs)."""
+    from vllm_preflight.hazards.servers import disagreements
+    from vllm_preflight.plan import summarize
+
+    for i, found in disagreements(results).items():
+        results[i].extra["findings"] = results[i].extra.get("findings", []) + [f.to_json() for f in found]
+        results[i].extra["summary"] = summarize(results[i]).to_json()

@@ -23,6 +23,8 @@ class _Group(click.Group):
     lazy = {
         "verify": ("vllm_preflight.verify.command", "verify"),
         "schema": ("vllm_preflight.schema.command", "schema"),
+        "rules": ("vllm_preflight.rule_docs", "rules"),
+        "explain": ("vllm_preflight.rule_docs", "explain"),
         "matrix": ("vllm_preflight.matrix.command", "matrix"),
     }
 
@@ -84,34 +86,113 @@ class _CommandAfterDashes(click.Command):
 @click.option("--input-format", "input_format", default="auto", show_default=True,
               type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight"]),
               help="Read every FILE as this format instead of detecting it from the content.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.argument("inputs", nargs=-1, type=click.Path())
-def check(vllm_version, target, gpu, env, assume, input_format, fmt, inputs) -> None:
+@click.option("--format", "fmt", default="text", show_default=True,
+              type=click.Choice(["text", "concise", "json", "sarif", "github", "junit"]),
+              help="text: the readable report; concise: `path:line:col: severity RULE message` lines; "
+                   "json: the JSON contract; sarif: SARIF 2.1.0 (code scanning); github: workflow "
+                   "annotations; junit: JUnit XML.")
+@click.option("--fail-on", "fail_on", default="error", show_default=True,
+              type=click.Choice(["error", "warning", "info", "never"]),
+              help="Exit 1 when a finding of this severity or above remains (a vLLM refusal is an error).")
+@click.option("--verbose", "-v", is_flag=True, help="Also list the files skipped as holding no vLLM server.")
+@click.option("--skip-non-deployments", is_flag=True,
+              help="A named FILE or folder holding no vLLM server is skipped, not an error, and finding "
+                   "none at all exits 0 (the pre-commit hook passes every YAML and shell file).")
+# no click path checks: an unreadable input is that input's error, after the others are checked
+@click.argument("inputs", nargs=-1, type=click.Path(readable=False))
+def check(vllm_version, target, gpu, env, assume, input_format, fmt, fail_on, verbose, skip_non_deployments,
+          inputs) -> None:
     """Resolve deployments: FILEs and folders (shell scripts, vLLM --config YAML, Kubernetes
     manifests, *.preflight.yaml; every vLLM server in them), or `-- vllm serve MODEL ...`."""
+    from vllm_preflight import ignores, outcome
     from vllm_preflight.api import check_inputs
     from vllm_preflight.errors import UsageProblem
+    from vllm_preflight.safe_text import visible
 
+    require = not skip_non_deployments
     try:
+        config = ignores.find_config()  # a broken config file is a usage error before any work
         command = click.get_current_context().meta.get("command_words")
         report = check_inputs(list(inputs), command=command, vllm_version=vllm_version,
                               target=target, gpu=gpu, env=_pairs(env, "--env"),
-                              assume=_pairs(assume, "--assume"), input_format=input_format)
+                              assume=_pairs(assume, "--assume"), input_format=input_format,
+                              require_servers=require)
     except UsageProblem as e:
-        raise click.UsageError(str(e)) from None
+        raise click.UsageError(visible(str(e))) from None
     for err in report.errors:
-        click.echo(f"vllm-preflight: {err.render()}", err=True)
+        click.echo(f"vllm-preflight: {visible(err.render())}", err=True)
+    for r in report.results:
+        outcome.ensure_refusal(r)
+    ignores.apply(report, config)
+    if verbose:
+        for path in report.skipped:
+            click.echo(f"vllm-preflight: skipped {_visible(path)}: holds no vLLM server", err=True)
+    if require and not report.results and not report.errors:
+        click.echo("vllm-preflight: no vLLM server found in what was given; nothing was checked", err=True)
+    _emit(lambda: _render(fmt, report, fail_on, verbose, require))
+    sys.exit(outcome.exit_code(report, fail_on, require_servers=require))
+
+
+def _visible(text: str) -> str:
+    from vllm_preflight.safe_text import visible
+
+    return visible(text)
+
+
+def _render(fmt: str, report, fail_on: str, verbose: bool, require: bool) -> None:
+    """Write the report; machine formats import neither rich nor the text report."""
+    if fmt == "text":
+        import inspect
+
+        from vllm_preflight.report.text_report import render_text
+
+        if verbose and "verbose" in inspect.signature(render_text).parameters:
+            render_text(report, verbose=True)
+        else:
+            render_text(report)
+        return
     if fmt == "json":
         from vllm_preflight.report.json_report import render_json
 
-        click.echo(render_json(report))
-    else:
-        from vllm_preflight.report.text_report import render_text
+        text = render_json(report, fail_on, require_servers=require)
+    elif fmt == "concise":
+        from vllm_preflight.report.concise import render_concise
 
-        render_text(report)
-    if report.errors:
-        sys.exit(EXIT_USAGE)
-    sys.exit(EXIT_OK if all(r.starts for r in report.results) else EXIT_REFUSED)
+        text = render_concise(report, fail_on)
+    elif fmt == "sarif":
+        from vllm_preflight.report.sarif import render_sarif
+
+        text = render_sarif(report)
+    elif fmt == "github":
+        from vllm_preflight.report.github import render_github
+
+        text = render_github(report)
+    else:
+        from vllm_preflight.report.junit import render_junit
+
+        text = render_junit(report, fail_on)
+    if text:
+        click.echo(text)
+
+
+def _emit(write) -> None:
+    """Run `write`; a reader that closed the pipe early (`check ... | head -1`) is not an error."""
+    try:
+        write()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout again at exit, which would fail on the closed pipe once more
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def main() -> None:
@@ -119,8 +200,13 @@ def main() -> None:
         cli(standalone_mode=True)
     except SystemExit:
         raise
+    except BrokenPipeError:  # e.g. `vllm-preflight --help | head -1`
+        _silence_stdout()
+        sys.exit(EXIT_OK)
     except Exception as e:  # noqa: BLE001 - the one place that turns bugs into exit 3
-        click.echo(f"vllm-preflight: internal error: {type(e).__name__}: {e}", err=True)
+        from vllm_preflight.safe_text import visible
+
+        click.echo(visible(f"vllm-preflight: internal error: {type(e).__name__}: {e}"), err=True)
         sys.exit(EXIT_INTERNAL)
 
 

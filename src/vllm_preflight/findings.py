@@ -22,6 +22,7 @@ class Example:
 
     script: str
     options: tuple[str, ...] = ()
+    file: str = "serve.sh"  # the example's file name (its format is detected from name and content)
 
 
 @dataclass(frozen=True)
@@ -272,12 +273,30 @@ class Finding:
         return f"{where}{self.severity} {self.rule} {self.message}"
 
 
+REPEATS_SHOWN = 3  # the same finding at more places than this is one finding with a count
+
+
 def unique(findings) -> list[Finding]:
-    """Keep the first of equal findings, in order."""
+    """Keep the first of equal findings, in order; one rule with one message at many places
+    (a flag repeated 450,000 times) is one finding saying how often, not one per repeat."""
     seen: set = set()
     out = []
     for f in findings:
         if f not in seen:
             seen.add(f)
             out.append(f)
-    return out
+    counts: dict[tuple[str, str], int] = {}
+    for f in out:
+        counts[(f.rule, f.message)] = counts.get((f.rule, f.message), 0) + 1
+    if all(n <= REPEATS_SHOWN for n in counts.values()):
+        return out
+    kept, done = [], set()
+    for f in out:
+        key = (f.rule, f.message)
+        if counts[key] <= REPEATS_SHOWN:
+            kept.append(f)
+        elif key not in done:
+            done.add(key)
+            kept.append(Finding(f.rule, f"{f.message} (at {counts[key]} places; the first is shown)",
+                                f.location, f.severity))
+    return kept

@@ -186,18 +186,21 @@ class Summary:
                 "depends_on": list(self.depends_on), "refused": self.refused, "line": self.line()}
 
 
-def summarize(result, rows: list[Row], findings: list[dict]) -> Summary:
+def summarize(result) -> Summary:
+    """The summary line of a checked result, from its plan rows (JSON form) and findings."""
+    rows = result.extra.get("plan") or []
+    findings = result.extra.get("findings") or []
     cg = result.resolved["compilation_config"]["cudagraph_mode"] if result.resolved else None
-    row = next((r for r in rows if r.setting == "cudagraph_mode"), None)
+    row = next((r for r in rows if r["setting"] == "cudagraph_mode"), None)
     written_cg, origin = None, "you wrote"
-    if row is not None and row.written is not None:
-        written_cg = row.written.value
-    elif row is not None and row.default_from and row.steps:
-        written_cg, origin = row.steps[0].before, f"the {row.default_from} was"
+    if row is not None and row["written"] is not None:
+        written_cg = row["written"]["value"]
+    elif row is not None and row["default_from"] and row["changes"]:
+        written_cg, origin = row["changes"][0]["before"], f"the {row['default_from']} was"
     hazards = [f for f in findings if str(f.get("rule", "")).startswith("VP3") and f.get("rule") != "VP300"]
     return Summary(
         cudagraph_mode=cg, written_cudagraph_mode=written_cg, cudagraph_mode_origin=origin,
-        changed=sum(1 for r in rows if r.changed_by_vllm), hazards=len(hazards),
+        changed=sum(1 for r in rows if r["changes"]), hazards=len(hazards),
         errors=sum(1 for f in findings if f.get("severity") == "error"),
         depends_on=list(result.extra.get("depends_on") or []),
         refused=f"{result.vllm_error.type}" if result.vllm_error else None,
