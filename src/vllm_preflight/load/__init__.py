@@ -216,18 +216,27 @@ def _candidate(path: str) -> bool:
     return head.startswith(b"#!") and bool(_SHEBANG.match(head.decode("utf-8", "replace")))
 
 
-def load_paths(paths: list[str], *, input_format: str | None = None, variables: dict[str, str] | None = None
+def load_paths(paths: list[str], *, input_format: str | None = None, variables: dict[str, str] | None = None,
+               skipped: list[str] | None = None, require_servers: bool = True
                ) -> tuple[list[Deployment], list[InputError]]:
-    """Every Deployment in files and folders, and an error for each input that could not be read."""
+    """Every Deployment in files and folders, and an error for each input that could not be read.
+
+    Files that hold no vLLM server are appended to `skipped` when it is given. With
+    `require_servers` (the default) a file or folder named in `paths` that holds none is an
+    error; without it (pre-commit passes every YAML and shell file of a commit) such a file is
+    skipped like one found in a folder."""
     deployments: list[Deployment] = []
     errors: list[InputError] = []
     done: set[str] = set()
+    holding: set[str] = set()  # files that held a server
     walked: list[tuple[str, list[Deployment]]] = []
     for p in paths:
         if os.path.isdir(p):
+            held, failed = False, len(errors)
             for f in _walk(p, errors):
                 real = os.path.realpath(f)
                 if real in done:
+                    held = held or real in holding
                     continue
                 done.add(real)
                 try:
@@ -237,13 +246,26 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
                     continue
                 walked.append((real, found))
                 deployments.extend(found)
+                if found:
+                    held = True
+                    holding.add(real)
+                elif skipped is not None:
+                    skipped.append(f)
+            if require_servers and not held and len(errors) == failed:
+                errors.append(InputError(p, "no vLLM server in this folder (shell scripts, vLLM --config YAML, "
+                                            "Kubernetes manifests, *.preflight.yaml); nothing to check"))
             continue
         real = os.path.realpath(p)
         if real in done and os.path.exists(p):
             continue
         done.add(real)
         try:
-            deployments.extend(load_file(p, variables, input_format=input_format))
+            found = load_file(p, variables, input_format=input_format, walking=not require_servers)
+            if found:
+                holding.add(real)
+            elif skipped is not None:
+                skipped.append(p)
+            deployments.extend(found)
         except InputFailure as e:
             errors.extend(getattr(e, "errors", [e.error]))
     # a --config file found in a folder and folded into another file's command is not a server of its own

@@ -69,7 +69,24 @@ def decode(path: str, data: bytes) -> str:
     return text
 
 
+STDIN = "-"  # the path that means standard input
+STDIN_NAME = "<stdin>"  # how findings and results name it
+_stdin: list[str] = []
+
+
+def stdin_text() -> str:
+    """Standard input, read once per process (`check - -` and the ignore scan see the same text)."""
+    if not _stdin:
+        import sys
+
+        data = sys.stdin.buffer.read(MAX_BYTES + 1) if sys.stdin is not None else b""
+        _stdin.append(decode(STDIN_NAME, data))
+    return _stdin[0]
+
+
 def read_source(path: str) -> Source:
+    if path == STDIN:
+        return Source(STDIN_NAME, stdin_text())
     try:
         if os.path.isdir(path):
             fail(path, "is a directory")

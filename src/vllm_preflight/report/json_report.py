@@ -1,4 +1,9 @@
-"""The JSON contract of `check` (format_version 1): keys may be added, never changed."""
+"""The JSON contract of `check` (format_version 1): keys may be added, never changed.
+
+Top level: `format_version`, `tool_version`, `results[]` (each with its `findings`, after
+ignores), `errors[]` (only when an input could not be read), `skipped[]` (files read that hold
+no vLLM server) and `summary` (counts, `fail_on` and the `exit_code` of the run).
+"""
 from __future__ import annotations
 
 import json
@@ -8,13 +13,17 @@ from vllm_preflight import __version__
 FORMAT_VERSION = 1
 
 
-def as_dict(report) -> dict:
+def as_dict(report, fail_on: str = "error", *, require_servers: bool = True) -> dict:
+    from vllm_preflight.outcome import summary
+
     out = {"format_version": FORMAT_VERSION, "tool_version": __version__,
            "results": [r.to_json() for r in report.results]}
     if report.errors:
         out["errors"] = [e.to_json() for e in report.errors]
+    out["skipped"] = [{"path": p, "reason": "holds no vLLM server"} for p in getattr(report, "skipped", ())]
+    out["summary"] = summary(report, fail_on, require_servers=require_servers)
     return out
 
 
-def render_json(report) -> str:
-    return json.dumps(as_dict(report), indent=2)
+def render_json(report, fail_on: str = "error", *, require_servers: bool = True) -> str:
+    return json.dumps(as_dict(report, fail_on, require_servers=require_servers), indent=2)

@@ -1,0 +1,38 @@
+"""What the machine formats share: each finding with the place to show it at."""
+from __future__ import annotations
+
+from vllm_preflight.outcome import findings_of
+
+
+def visible(text) -> str:
+    """Control characters from inputs written as escapes (safe_text.visible)."""
+    from vllm_preflight.safe_text import visible as _visible
+
+    return _visible(str(text))
+
+
+def place(finding: dict, result) -> tuple[str, int, int]:
+    """(file, line, column) to show a finding at: its own location, else its server command's,
+    else line 1 of the source (editors and problem matchers need a line)."""
+    loc = finding.get("location") or {}
+    server = result.extra.get("location") or {}
+    file = loc.get("file") or server.get("file") or result.source
+    if loc.get("file") and loc.get("line"):
+        return file, loc["line"], loc.get("column") or 1
+    if file == server.get("file") and server.get("line"):
+        return file, server["line"], server.get("column") or 1
+    return file, 1, 1
+
+
+def located(report):
+    """(result, finding, file, line, column) for every finding, in report order."""
+    for r in report.results:
+        for f in findings_of(r):
+            yield (r, f, *place(f, r))
+
+
+def error_place(err) -> tuple[str, int, int]:
+    loc = err.location
+    if loc is not None and loc.line:
+        return loc.file or err.source, loc.line, loc.column or 1
+    return err.source, 1, 1

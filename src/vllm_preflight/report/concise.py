@@ -1,0 +1,20 @@
+"""`--format concise`: one line per finding, `path:line:col: severity RULE message`.
+
+Never wrapped and free of control characters, so editors and CI problem matchers can read it
+(`^(.+):(\\d+):(\\d+): (error|warning|info) (VP\\d+) (.*)$`). The last line counts them.
+"""
+from __future__ import annotations
+
+from vllm_preflight.outcome import summary_line
+from vllm_preflight.report._common import located, visible
+
+
+def lines(report, fail_on: str = "error") -> list[str]:
+    out = [f"{visible(file)}:{line}:{col}: {f.get('severity')} {f.get('rule')} {visible(f.get('message', ''))}"
+           for _r, f, file, line, col in located(report)]
+    out.append(summary_line(report, fail_on))
+    return out
+
+
+def render_concise(report, fail_on: str = "error") -> str:
+    return "\n".join(lines(report, fail_on))
