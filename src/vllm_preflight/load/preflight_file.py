@@ -49,13 +49,12 @@ def is_deployment_file(path: str, data) -> bool:
 
 
 def validate(doc: YamlDoc) -> None:
-    import jsonschema
-
     from vllm_preflight.schema.deployment import deployment_schema
+    from vllm_preflight.schema.engine import validator as schema_validator
     from vllm_preflight.schema.hints import did_you_mean
 
     schema = deployment_schema()
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = schema_validator(schema)
     errors: list[InputError] = []
     for err in sorted(validator.iter_errors(doc.data), key=lambda e: [str(p) for p in e.absolute_path]):
         path = tuple(err.absolute_path)

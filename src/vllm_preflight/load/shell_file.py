@@ -8,7 +8,6 @@ blocks (```bash, ```sh, ```console with `$ ` prompts, unlabelled), at their own 
 from __future__ import annotations
 
 import os
-import re
 
 from vllm_preflight.load.loaded import LoadedDeployment
 from vllm_preflight.load.server import build
@@ -50,39 +49,45 @@ def load(source: Source, variables: dict[str, str] | None = None) -> list[Loaded
     return servers_in(source, variables, "shell")
 
 
-_FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([A-Za-z0-9_+-]*)")
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "text"}
+_PROMPT_LANGS = ("console", "shell-session", "shellsession")
 
 
 def markdown_shell(text: str) -> str:
-    """The file with everything but shell code blocks blanked, lines kept in place."""
-    out = []
-    fence = None
-    lang = ""
-    for line in text.split("\n"):
-        m = _FENCE.match(line)
-        if fence is None:
-            if m:
-                fence, lang = m.group(2), m.group(3).lower()
-            out.append("")
+    """The file with everything but shell code blocks blanked, lines kept in place.
+
+    Fenced blocks are found by a CommonMark parser (markdown-it-py): a fence closes only on
+    a fence of the same character at least as long, so a ````markdown block that shows a
+    ```bash example stays one block. Lines keep their columns where the block is indented.
+    """
+    from markdown_it import MarkdownIt  # imported for Markdown inputs only
+
+    lines = text.split("\n")
+    out = [""] * len(lines)
+    for tok in MarkdownIt("commonmark").parse(text):
+        if tok.type != "fence" or not tok.map:
             continue
-        if m and m.group(2).startswith(fence[0] * 3) and not m.group(3) and line.strip() == line.strip()[:len(m.group(2))]:
-            fence = None
-            out.append("")
-            continue
+        lang = (tok.info.split() or [""])[0].strip("{}.").lower()
         if lang not in _SHELL_LANGS:
-            out.append("")
-        elif lang in ("console", "shell-session", "shellsession"):
-            stripped = line.lstrip()
-            if stripped.startswith("$ "):
-                indent = len(line) - len(stripped)
-                out.append(" " * (indent + 2) + stripped[2:])
-            elif out and out[-1].rstrip().endswith("\\"):
-                out.append(line)
-            else:
-                out.append("")
-        else:
-            out.append(line)
+            continue
+        first = tok.map[0] + 1  # the line after the opening fence
+        body = tok.content.split("\n")[:-1] if tok.content.endswith("\n") else tok.content.split("\n")
+        for i, code in enumerate(body):
+            n = first + i
+            if n >= len(lines):
+                break
+            original = lines[n]
+            line = code
+            if code and original.endswith(code):
+                line = " " * (len(original) - len(code)) + code  # keep the column, drop `> ` and indents
+            if lang in _PROMPT_LANGS:
+                stripped = line.lstrip()
+                if stripped.startswith("$ "):
+                    indent = len(line) - len(stripped)
+                    line = " " * (indent + 2) + stripped[2:]
+                elif not (n > 0 and out[n - 1].rstrip().endswith("\\")):
+                    line = ""
+            out[n] = line
     return "\n".join(out)
 
 

@@ -30,7 +30,7 @@ def deployment_schema() -> dict:
         "additionalProperties": False,
         "properties": {
             "description": {"type": "string"},
-            "vllm_version": {"type": "string", "pattern": r"^v?[0-9]+\.[0-9]+\.[0-9]+$",
+            "vllm_version": {"type": "string", "pattern": r"^v?[0-9]+(\.[0-9]+){1,3}((a|b|rc|\.post|\.dev)[0-9]+)*(\+[A-Za-z0-9.]+)?$",
                              "description": f"vLLM release; supported: {SUPPORTED[0]} to {SUPPORTED[-1]}"},
             "image": {"type": "string", "description": "container image; a vllm/vllm-openai tag names the release"},
             "gpu": {"enum": sorted(GPUS), "description": "GPU the deployment runs on"},
