@@ -17,8 +17,18 @@ class InputError:
     source: str
     message: str
     location: Location | None = None
+    internal: bool = False  # a bug of the tool met while checking this input (exit 3), not bad input
+
+    @classmethod
+    def from_bug(cls, source: str, exc: BaseException, location: Location | None = None) -> "InputError":
+        """A failure of the tool itself on one input, reported for that input alone."""
+        what = ("the input is too complex (nested too deeply)" if isinstance(exc, RecursionError)
+                else "the input is too large to check" if isinstance(exc, MemoryError)
+                else f"{type(exc).__name__}: {exc}")
+        return cls(source, f"internal error: {what}", location, internal=True)
 
     def render(self) -> str:
+        """`FILE:LINE:COL: message`, exact (terminal output passes it through safe_text.visible)."""
         where = self.source
         if self.location and self.location.line is not None:
             where += f":{self.location.line}"
@@ -27,8 +37,11 @@ class InputError:
         return f"{where}: {self.message}"
 
     def to_json(self) -> dict:
-        return {"source": self.source, "message": self.message,
-                "location": self.location.to_json() if self.location else None}
+        out = {"source": self.source, "message": self.message,
+               "location": self.location.to_json() if self.location else None}
+        if self.internal:
+            out["internal"] = True
+        return out
 
 
 class InputFailure(Exception):

@@ -99,26 +99,61 @@ def facts_from_config(cfg: dict) -> ModelFacts:
     )
 
 
-_CONFIG_CACHE: dict[str, tuple[float, ModelFacts | None]] = {}
+_CONFIG_CACHE: dict[str, tuple[float, ModelFacts | None, str | None]] = {}
 
 
 def _facts_from_file(cfg_path: str) -> ModelFacts | None:
     """config.json facts, read once per file in a process (one run resolves many configs)."""
     hit = _CONFIG_CACHE.get(cfg_path)
     if hit is not None:
+        if hit[2] is not None:
+            _config_failure(cfg_path, hit[2])
         return hit[1]
     try:
         mtime = os.stat(cfg_path).st_mtime
     except OSError:
-        _CONFIG_CACHE[cfg_path] = (0.0, None)
+        _CONFIG_CACHE[cfg_path] = (0.0, None, None)
         return None
-    try:
-        with open(cfg_path) as f:
-            facts = facts_from_config(json.load(f))
-    except (OSError, ValueError, TypeError, AttributeError):
-        facts = None
-    _CONFIG_CACHE[cfg_path] = (mtime, facts)
+    facts, problem = _read_config(cfg_path)
+    _CONFIG_CACHE[cfg_path] = (mtime, facts, problem)
+    if problem is not None:
+        _config_failure(cfg_path, problem)
     return facts
+
+
+def _read_config(cfg_path: str) -> tuple[ModelFacts | None, str | None]:
+    """(facts, None), or (None, why the file cannot be used). Never blocks (a FIFO is not
+    opened) and reads no more than an input may hold."""
+    from vllm_preflight.errors import InputFailure
+    from vllm_preflight.load.source import read_bytes
+
+    try:
+        data = read_bytes(cfg_path, what="a model config.json")
+    except InputFailure as e:
+        return None, e.error.message
+    except OSError as e:
+        return None, f"cannot read: {e.strerror or e}"
+    try:
+        cfg = json.loads(data)
+    except RecursionError:
+        return None, "JSON nested too deeply"
+    except ValueError as e:  # JSONDecodeError, bad UTF-8, a number over Python's digit limit
+        return None, f"not valid JSON: {e}"
+    if not isinstance(cfg, dict):
+        return None, "not a JSON object"
+    archs = cfg.get("architectures")
+    if archs is not None and not (isinstance(archs, list) and all(isinstance(a, str) for a in archs)):
+        return None, "`architectures` is not a list of class names"
+    try:
+        return facts_from_config(cfg), None
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
+        return None, f"unexpected value ({type(e).__name__}: {e})"
+
+
+def _config_failure(cfg_path: str, problem: str):
+    from vllm_preflight.errors import InputError, InputFailure
+
+    raise InputFailure(InputError(cfg_path, f"model config.json unusable: {problem}"))
 
 
 UNKNOWN_MODEL = "unknown model"  # the start of the Assumption source for a model nothing was read of

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 
 from vllm_preflight.errors import InputError, InputFailure
 from vllm_preflight.load.command import deployment_from_words, load_command_file
@@ -209,11 +210,32 @@ def _candidate(path: str) -> bool:
     if "." in name:
         return False
     try:
-        with open(path, "rb") as f:
-            head = f.read(128)
+        # a FIFO or device found in a folder is no script: never open it (an open or read blocks)
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        try:
+            head = os.read(fd, 128) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        finally:
+            os.close(fd)
     except OSError:
         return True  # let the reader report it
     return head.startswith(b"#!") and bool(_SHEBANG.match(head.decode("utf-8", "replace")))
+
+
+def _within_limits(found: list[Deployment], errors: list[InputError]) -> list[Deployment]:
+    """The deployments no limit rejects; an error for each other (the file's others still count)."""
+    from vllm_preflight.load.limits import check_words
+
+    kept = []
+    for d in found:
+        try:
+            check_words(d.argv, d.source, d.location)
+        except InputFailure as e:
+            errors.append(e.error)
+            continue
+        kept.append(d)
+    return kept
 
 
 def load_paths(paths: list[str], *, input_format: str | None = None, variables: dict[str, str] | None = None,
@@ -244,6 +266,10 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
                 except InputFailure as e:
                     errors.extend(getattr(e, "errors", [e.error]))
                     continue
+                except Exception as e:  # noqa: BLE001 - a bug on one file must not cost the others
+                    errors.append(InputError.from_bug(f, e))
+                    continue
+                found = _within_limits(found, errors)
                 walked.append((real, found))
                 deployments.extend(found)
                 if found:
@@ -260,7 +286,8 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
             continue
         done.add(real)
         try:
-            found = load_file(p, variables, input_format=input_format, walking=not require_servers)
+            found = _within_limits(load_file(p, variables, input_format=input_format,
+                                             walking=not require_servers), errors)
             if found:
                 holding.add(real)
             elif skipped is not None:
@@ -268,6 +295,8 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
             deployments.extend(found)
         except InputFailure as e:
             errors.extend(getattr(e, "errors", [e.error]))
+        except Exception as e:  # noqa: BLE001 - a bug on one input must not cost the others
+            errors.append(InputError.from_bug(p, e))
     # a --config file found in a folder and folded into another file's command is not a server of its own
     folded = {f for d in deployments for f in getattr(d, "config_files", ()) if getattr(d, "format", "") != "vllm-config"}
     if folded:

@@ -43,9 +43,12 @@ def deployment_from_words(words: list[str], *, source: str | None = None,
                           location: Location | None = None, base_dir: str | None = None) -> Deployment:
     """A command given as words (`check -- vllm serve ...`). A server command goes through the
     loaders' own builder, so a `--config FILE` is folded in exactly as in a script or manifest."""
+    from vllm_preflight.load.limits import check_words
+
     lead_env, cmd = split_env_words(list(words))
     all_env = (env or []) + lead_env
     shown = source if source is not None else shlex.join(words)
+    check_words(cmd, shown if len(shown) <= 200 else shown[:200] + "…", location)
     from vllm_preflight.load.shell import program_prefix
 
     found = program_prefix(cmd)
@@ -85,8 +88,9 @@ def load_command_file(path: str) -> list[Deployment]:
     try:
         if os.path.isdir(path):
             raise InputFailure(InputError(path, "is a directory; give a file holding a vllm serve command"))
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+        from vllm_preflight.load.source import read_bytes
+
+        data = read_bytes(path, MAX_BYTES, "a command file")
     except OSError as e:
         raise InputFailure(InputError(path, f"cannot read: {e.strerror or e}")) from None
     if len(data) > MAX_BYTES:

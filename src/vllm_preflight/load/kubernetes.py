@@ -20,9 +20,10 @@ import re
 from typing import Any
 
 from vllm_preflight.findings import Finding
+from vllm_preflight.load import limits
 from vllm_preflight.load.loaded import RESOLUTION_ENV, LoadedDeployment
 from vllm_preflight.load.server import build
-from vllm_preflight.load.shell import ScriptError, Shell, TWord, image_entrypoint, image_version, is_vllm_image
+from vllm_preflight.load.shell import ScriptError, Shell, TWord, image_entrypoint, image_version, is_vllm_image, text_size
 from vllm_preflight.load.source import fail
 from vllm_preflight.load.symbols import Lit, Sym, Text, lit
 from vllm_preflight.load.yaml_marks import ScalarText, YamlDoc
@@ -62,9 +63,23 @@ def k8s_expand(value: str, origin, env: dict[str, Text | None]) -> Text:
             else:
                 out.append(Lit(m.group(0), origin, m.start()))
         pos = m.end()
+        if len(out) > limits.MAX_VALUE_PIECES:  # `$(A)$(A)` doubling down the env list
+            _too_complex(origin, m.start())
     if pos < len(value):
         out.append(Lit(value[pos:], origin, pos))
+    if len(value) > limits.MAX_VALUE_CHARS or text_size(out) > limits.MAX_VALUE_CHARS:
+        _too_complex(origin, 0)
     return tuple(out)
+
+
+def _too_complex(origin, offset: int):
+    from vllm_preflight.errors import InputError, InputFailure
+
+    loc = origin.location(offset) if origin is not None else None
+    raise InputFailure(InputError(loc.file if loc else "<manifest>",
+                                  limits.too_complex(f"a `$(VAR)` expansion grows past "
+                                                     f"{limits.MAX_VALUE_CHARS >> 20} MiB or "
+                                                     f"{limits.MAX_VALUE_PIECES} pieces"), loc))
 
 
 class ConfigMaps:
@@ -168,6 +183,11 @@ def _lws_context(data: dict, path: tuple) -> tuple[dict[str, Text | None], list[
 def container_env(doc: YamlDoc, cpath: tuple, container: dict, env: dict[str, Text | None],
                   configmaps: ConfigMaps, findings: list[Finding]) -> dict[str, Text | None]:
     env = dict(env)
+    for key in ("envFrom", "env"):
+        if container.get(key) is not None and not isinstance(container[key], list):
+            # Kubernetes rejects such a manifest: a list of entries is the only form it takes
+            fail(doc.source.path, f"`{key}` must be a list of entries, not {_yaml_kind(container[key])}",
+                 *_line_col(doc.location(cpath + (key,))))
     for k, ef in enumerate(container.get("envFrom") or []):
         if not isinstance(ef, dict):
             continue
@@ -201,6 +221,15 @@ def container_env(doc: YamlDoc, cpath: tuple, container: dict, env: dict[str, Te
         else:
             env[name] = lit("")
     return env
+
+
+def _yaml_kind(value) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", dict: "a mapping"}.get(
+        type(value), type(value).__name__)
+
+
+def _line_col(loc) -> tuple:
+    return (loc.line, loc.column) if loc is not None else (None, None)
 
 
 def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: str, where: str,
@@ -273,6 +302,31 @@ def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, c
     return out
 
 
+# how the parts of a server's place in a manifest read to a person
+_ROLE_WORDS = {"leaderWorkerTemplate": None, "spec": None, "template": None, "podTemplate": None,
+               "leaderTemplate": "leader pod", "workerTemplate": "worker pods", "worker": "worker pods",
+               "roles": None, "items": None}
+
+
+def named(found: list[LoadedDeployment], data: dict) -> list[LoadedDeployment]:
+    """The servers of one resource, named by its kind and name and their role in it (for reports;
+    `source` stays the stable id)."""
+    from dataclasses import replace
+
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    resource = f"{data.get('kind')} {meta.get('name')}" if isinstance(meta.get("name"), str) else str(data.get("kind"))
+    out = []
+    for d in found:
+        where, _, branch = d.source.rsplit(":", 1)[-1].partition("#")
+        parts = where.split(".")
+        words = [w for w in (_ROLE_WORDS.get(p, p) for p in parts[:-1] if not p.isdigit()) if w]
+        if data.get("kind") == "LeaderWorkerSet" and words == ["worker pods"] and "leaderTemplate" not in str(data):
+            words = ["leader and worker pods"]
+        text = ", ".join([resource] + words + [f"container {parts[-1]}"])
+        out.append(replace(d, name=text + (f" (script branch {branch})" if branch else "")))
+    return out
+
+
 def load_docs(docs: list[YamlDoc], variables: dict[str, str] | None = None) -> list[LoadedDeployment]:
     from vllm_preflight.load import kserve
 
@@ -287,12 +341,14 @@ def load_docs(docs: list[YamlDoc], variables: dict[str, str] | None = None) -> l
             for i, item in enumerate(data["items"]):
                 if is_manifest(item):
                     if item["kind"] == "LLMInferenceService":
-                        out += kserve.service_servers(doc, item, ("items", i), variables, configmaps, f"items.{i}.")
+                        out += named(kserve.service_servers(doc, item, ("items", i), variables, configmaps,
+                                                            f"items.{i}."), item)
                     else:
-                        out += pod_servers(doc, item, item["kind"], ("items", i), variables, configmaps, f"items.{i}.")
+                        out += named(pod_servers(doc, item, item["kind"], ("items", i), variables, configmaps,
+                                                 f"items.{i}."), item)
             continue
         if kind == "LLMInferenceService":
-            out += kserve.service_servers(doc, data, (), variables, configmaps)
+            out += named(kserve.service_servers(doc, data, (), variables, configmaps), data)
             continue
-        out += pod_servers(doc, data, kind, (), variables, configmaps)
+        out += named(pod_servers(doc, data, kind, (), variables, configmaps), data)
     return out

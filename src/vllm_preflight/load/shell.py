@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from vllm_preflight.findings import Finding
+from vllm_preflight.load import limits
 from vllm_preflight.load.shell_words import Command, ShellSyntaxError, Word, lex
 from vllm_preflight.load.symbols import (
     ArithError, Lit, Sym, Text, concat, evaluate, expr_names, lit, literal, location_of, parse_arith,
@@ -156,8 +157,10 @@ class Shell:
             self.found: list[Found] = []
             self.assumptions: list[Assumption] = []
             self.findings: list[Finding] = []
+            self.steps = [0]  # pieces expanded so far, over every nested shell (load.limits)
         else:
             self.found, self.assumptions, self.findings = results.found, results.assumptions, results.findings
+            self.steps = results.steps
 
     # -------------------------------------------------------------- scripts
     def run_text(self, text: str, origin, *, fallback: Location | None = None) -> None:
@@ -245,6 +248,7 @@ class Shell:
             texts = [literal(w.text) for w in words[1:]]
             if "--" in texts:
                 self.positional = [w.text for w in words[1 + texts.index("--") + 1:]]
+                _bounded_list(self.positional, loc)
             return
         if first == "shift":
             n = literal(words[1].text) if len(words) > 1 else "1"
@@ -332,6 +336,8 @@ class Shell:
                 if name not in self.pins:
                     if plus and isinstance(self.vars.get(name), tuple):
                         value = concat(self.vars[name], value)
+                        if text_size(value) > limits.MAX_VALUE_CHARS or len(value) > limits.MAX_VALUE_PIECES:
+                            _too_complex(f"`{name}` grows past {limits.MAX_VALUE_CHARS >> 20} MiB", w.loc)
                     self.vars[name] = value
                 if export:
                     self.exported.add(name)
@@ -487,6 +493,7 @@ class Shell:
                 cur, started = self._split_into(value, fields, cur, started)
         if cur or started:
             fields.append(cur)
+        self._bounded(fields, origin.location(word.start))
         out = []
         for f in fields:
             text = concat(tuple(f))
@@ -496,6 +503,18 @@ class Shell:
                 and out[0].text[0].kind == "var"):
             out[0] = replace(out[0], fields=True)
         return out
+
+    def _bounded(self, fields: list, loc: Location | None) -> None:
+        """Stop an input whose expansions grow past load.limits (`A="$A$A"` forty times)."""
+        pieces = sum(len(f) for f in fields)
+        self.steps[0] += pieces + 1
+        if self.steps[0] > limits.MAX_EXPANSION_STEPS:
+            _too_complex(f"more than {limits.MAX_EXPANSION_STEPS} expansion steps", loc)
+        if pieces > limits.MAX_VALUE_PIECES:
+            _too_complex(f"a word expands to more than {limits.MAX_VALUE_PIECES} pieces", loc)
+        for f in fields:
+            if text_size(f) > limits.MAX_VALUE_CHARS:
+                _too_complex(f"a word expands to more than {limits.MAX_VALUE_CHARS >> 20} MiB", loc)
 
     @staticmethod
     def _split_into(value: Text, fields: list, cur: list, started: bool):
@@ -694,9 +713,30 @@ class Shell:
                 value = (old if isinstance(old, list) else ([old] if old else [])) + value
             elif isinstance(old, tuple):
                 value = concat(old, value)
+        loc = origin.location(word.start)
+        if isinstance(value, list):
+            _bounded_list(value, loc)
+        elif text_size(value) > limits.MAX_VALUE_CHARS or len(value) > limits.MAX_VALUE_PIECES:
+            _too_complex(f"`{name}` grows past {limits.MAX_VALUE_CHARS >> 20} MiB", loc)
         self.vars[name] = value
         if export:
             self.exported.add(name)
+
+
+def text_size(text) -> int:
+    """Characters a Text stands for (symbols as their source)."""
+    return sum(len(s.text) if isinstance(s, Lit) else len(s.source) for s in text)
+
+
+def _too_complex(what: str, loc: Location | None):
+    from vllm_preflight.errors import InputError, InputFailure
+
+    raise InputFailure(InputError(loc.file if loc else "<input>", limits.too_complex(what), loc))
+
+
+def _bounded_list(values: list, loc: Location | None) -> None:
+    if len(values) > limits.MAX_VALUE_PIECES or sum(len(v) for v in values) > limits.MAX_VALUE_PIECES:
+        _too_complex(f"an array grows past {limits.MAX_VALUE_PIECES} elements", loc)
 
 
 class ScriptError(Exception):

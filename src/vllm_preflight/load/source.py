@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 
 from vllm_preflight.errors import InputError, InputFailure
@@ -69,6 +70,42 @@ def decode(path: str, data: bytes) -> str:
     return text
 
 
+def read_bytes(path: str, limit: int = MAX_BYTES, what: str = "a deployment config") -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; never blocks.
+
+    A FIFO, socket or device named (or found) as an input would block an open() or read()
+    forever, so only regular files are opened, and with O_NONBLOCK in case one is swapped in
+    between the check and the open. OSError or InputFailure otherwise."""
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
+        fail(path, "is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        fail(path, "not a regular file (a pipe, socket or device); not read")
+    if st.st_size > limit:
+        fail(path, f"file is {_size(st.st_size)}, larger than {_size(limit)}; not {what}")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            fail(path, "not a regular file (a pipe, socket or device); not read")
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    if total > limit:
+        fail(path, f"file is larger than {_size(limit)}; not {what}")
+    return b"".join(chunks)
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n} bytes"
+
+
 STDIN = "-"  # the path that means standard input
 STDIN_NAME = "<stdin>"  # how findings and results name it
 _stdin: list[str] = []
@@ -88,15 +125,7 @@ def read_source(path: str) -> Source:
     if path == STDIN:
         return Source(STDIN_NAME, stdin_text())
     try:
-        if os.path.isdir(path):
-            fail(path, "is a directory")
-        if os.path.exists(path) and not os.path.isfile(path):
-            fail(path, "not a regular file")
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            fail(path, f"file is {size >> 20} MiB, larger than {MAX_BYTES >> 20} MiB; not a deployment config")
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+        data = read_bytes(path)
     except OSError as e:
         fail(path, f"cannot read: {e.strerror or e}")
     return Source(path, decode(path, data))

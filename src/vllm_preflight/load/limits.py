@@ -1,0 +1,63 @@
+"""What the loaders accept, so that a small input cannot take unbounded time or memory.
+
+A deployment config is kilobytes. Shell and Kubernetes variables can double a value per line
+(`A="$A$A"` 40 times is a terabyte), JSON can nest past Python's recursion limit, a dotted
+flag (`-cc.a.a.a...`) can nest as deep as it has dots. Past these limits the input is
+reported as too complex, with its file and line (exit 2), and other inputs are still checked.
+The README states them.
+"""
+from __future__ import annotations
+
+from vllm_preflight.errors import InputError, InputFailure
+from vllm_preflight.model import Location
+
+MAX_VALUE_CHARS = 1 << 20  # one expanded word or variable value: 1 MiB of text
+MAX_VALUE_PIECES = 1 << 16  # known and unknown pieces one value is made of
+MAX_EXPANSION_STEPS = 1 << 22  # pieces expanded over a whole input (bounds time)
+MAX_WORDS = 100_000  # words of one server command
+MAX_NESTING = 100  # JSON brackets in one word, and dots in one dotted flag
+
+
+class TooComplex(Exception):
+    """An input past one of the limits; carries where."""
+
+    def __init__(self, message: str, loc: Location | None = None):
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+
+
+def too_complex(what: str) -> str:
+    return f"input too complex: {what}"
+
+
+def nesting(word: str) -> int:
+    """The deepest bracket nesting of a JSON-like word (quoted brackets counted too: only
+    absurd depths matter here)."""
+    depth = deepest = 0
+    if "[" not in word and "{" not in word:
+        return 0
+    for ch in word:
+        if ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif ch in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def check_words(words, source: str, loc: Location | None) -> None:
+    """InputFailure when a server command has more words, or a word nests deeper, than allowed."""
+    def fail(what: str) -> None:
+        raise InputFailure(InputError(source, too_complex(what), loc))
+
+    if len(words) > MAX_WORDS:
+        fail(f"the server command has {len(words)} words (limit {MAX_WORDS})")
+    for w in words:
+        if not isinstance(w, str):
+            continue
+        if w.startswith("-") and w.count(".", 0, w.find("=") if "=" in w else len(w)) > MAX_NESTING:
+            fail(f"the dotted option `{w[:40]}…` has more than {MAX_NESTING} parts")
+        if nesting(w) > MAX_NESTING:
+            fail(f"a value nests JSON brackets more than {MAX_NESTING} deep")
