@@ -168,6 +168,8 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
         bound.deployment, name, gpu=hw, extra_env=list(env), model_assume={**facts, "is_moe": "true"}))
     depends_on, depend_findings = depends_on + kind_on, depend_findings + kind_findings
     result.extra["location"] = d.location.to_json() if d.location else None
+    if getattr(d, "name", None):
+        result.extra["name"] = d.name
     result.extra["depends_on"] = depends_on
     written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
     hazards = hazard_findings(result, written, run)

@@ -19,7 +19,11 @@ def check(*args):
 
 def test_examples_folder_shows_every_format(in_root):
     r, out = check("examples")
-    assert r.exit_code == 0, r.output
+    # exit 1: one example is there to show a hazard (a FULL graph around the DeepEP-HT dispatch,
+    # which verify fails too); every other error-level finding would be a bug
+    assert r.exit_code == 1, r.output
+    errors = {(x["source"], f["rule"]) for x in out["results"] for f in x["findings"] if f["severity"] == "error"}
+    assert errors == {("examples/verify-deepep-ht-mode-none-full.sh", "VP301")}
     assert "errors" not in out or out["errors"] == []
     sources = [x["source"] for x in out["results"]]
     assert set(sources) >= {
@@ -61,7 +65,8 @@ def test_the_issue2_command_still_works():
     assert r.exit_code == 0
     [res] = out["results"]
     assert res["resolved"]["compilation_config"]["cudagraph_mode"] == "NONE"
-    assert res["location"] is None and res["findings"] == [] and res["depends_on"] == []
+    assert res["location"] is None and res["depends_on"] == []
+    assert [f["rule"] for f in res["findings"]] == ["VP302"]  # graphs off: a warning, exit 0
 
 
 def test_mixed_folder_with_a_bad_file_reports_it_and_checks_the_rest(in_root, tmp_path):

@@ -31,5 +31,6 @@ class LoadedDeployment(Deployment):
     version_location: Location | None = None
     config_files: tuple = ()  # absolute paths of `--config` files folded in
     format: str = ""  # the loader that found it
+    name: str | None = None  # a reader's name: "LeaderWorkerSet wide-ep-decode, worker pods, container vllm"
 
     __hash__ = object.__hash__  # templates hold YAML values; identity is enough
