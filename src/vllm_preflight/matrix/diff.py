@@ -73,7 +73,8 @@ def changes(a: dict, b: dict) -> tuple[Change, ...]:
     out = []
     for k in list(dict.fromkeys(list(va) + list(vb))):
         x, y = va.get(k, "-"), vb.get(k, "-")
-        if x != y:
+        if x != y and not ({x, y} <= {None, "-"} if not isinstance(x, list) and not isinstance(y, list) else False):
+            # a field one release lacks and the other leaves at None is no change a deployer sees
             sx, sy = _list_change(x, y) if isinstance(x, list) and isinstance(y, list) else (_short(x), _short(y))
             out.append(Change(k, sx, sy, _rules(a, k), _rules(b, k)))
     return tuple(sorted(out, key=lambda c: _weight(c.field)))

@@ -14,7 +14,7 @@ from vllm_preflight.resolve.steps.common import MOE_OPS
 COLUMNS = ("vllm", "cudagraph_mode", "mode", "moe_split", "partition", "max_capture", "hazards")
 HEADERS = {"vllm": "vLLM", "cudagraph_mode": "cudagraph_mode", "mode": "compile mode",
            "moe_split": "MoE ops", "partition": "partition", "max_capture": "max size",
-           "hazards": "hazards", "depends_on": "depends on", "evidence": "hardware record"}
+           "hazards": "hazards", "depends_on": "depends on", "evidence": "hardware record", "why": "why"}
 STATUS_WORDS = {"on": "graphs on", "off": "graphs off", "hazard": "hazard", "refused": "refused"}
 
 
@@ -30,6 +30,7 @@ class Outcome:
     hazards: tuple[str, ...]
     depends_on: tuple[str, ...] = ()
     evidence: str = ""
+    why: str = "-"
 
     def cell(self, column: str) -> str:
         v = getattr(self, column)
@@ -39,7 +40,7 @@ class Outcome:
 
     def signature(self) -> tuple:
         return (self.status, self.vllm, self.cudagraph_mode, self.mode, self.moe_split, self.partition,
-                self.max_capture, self.hazards, self.depends_on, self.evidence)
+                self.max_capture, self.hazards, self.depends_on, self.evidence, self.why)
 
 
 def hazard_ids(row: dict) -> tuple[str, ...]:
@@ -62,7 +63,7 @@ def of(row: dict, evidence: str = "") -> Outcome:
     deps = tuple(row.get("depends_on") or ())
     if row.get("vllm_error") or not row.get("resolved"):
         err = (row.get("vllm_error") or {}).get("type") or "refused"
-        return Outcome("refused", err, "-", "-", "-", "-", "-", hz, deps, evidence)
+        return Outcome("refused", err, "-", "-", "-", "-", "-", hz, deps, evidence, why(row))
     cc = row["resolved"]["compilation_config"]
     cg = str(cc.get("cudagraph_mode"))
     sizes = cc.get("cudagraph_capture_sizes") or []
@@ -71,24 +72,56 @@ def of(row: dict, evidence: str = "") -> Outcome:
         cap = max(sizes)
     status = "off" if cg == "NONE" else "hazard" if _serious_hazard(row) else "on"
     return Outcome(status, "starts", cg, str(cc.get("mode")), "split" if moe_split(cc) else "-",
-                   str(cc.get("use_inductor_graph_partition")), "-" if cap is None else str(cap), hz, deps, evidence)
+                   str(cc.get("use_inductor_graph_partition")), "-" if cap is None else str(cap), hz, deps, evidence,
+                   why(row))
 
 
-def reasons(row: dict, limit: int = 8) -> list[str]:
-    """Why the row reads as it does: vLLM's error, the changes with their rule ids, the hazards."""
+def why(row: dict, limit: int = 70) -> str:
+    """The one reason a reader needs on the line: vLLM's error, the rule that turned graphs off,
+    or the hazard's name."""
+    if row.get("vllm_error"):
+        msg = ((row["vllm_error"].get("message") or "").splitlines() or [""])[0]
+        return msg if len(msg) <= limit else msg[:limit - 1] + "…"
+    cc = (row.get("resolved") or {}).get("compilation_config") or {}
+    if cc.get("cudagraph_mode") == "NONE":
+        rules = [e["rule"] for e in row.get("events") or [] if e.get("field") == "compilation_config.cudagraph_mode"
+                 and e.get("after") == "NONE"]
+        return rules[-1] if rules else "cudagraph_mode NONE as written"
+    errors = [f["rule"] for f in row.get("findings") or []
+              if str(f.get("rule", "")).startswith("VP3") and f.get("severity") == "error"]
+    if errors:
+        from vllm_preflight.findings import RULES
+
+        return ", ".join(RULES[r].name if r in RULES else r for r in dict.fromkeys(errors))
+    return "-"
+
+
+_KEY_FIELDS = ("compilation_config.cudagraph_mode", "compilation_config.mode", "compilation_config.level",
+               "compilation_config.splitting_ops", "compilation_config.use_inductor_graph_partition")
+
+
+def reasons(row: dict, limit: int = 10) -> list[str]:
+    """Why the row reads as it does, most telling first: vLLM's error, the hazards, the changes to
+    the graph settings, then the other changes, each with its rule id."""
     out = []
     if row.get("vllm_error"):
         msg = (row["vllm_error"].get("message") or "").splitlines()
         out.append(f"{row['vllm_error']['type']}: {msg[0] if msg else ''}")
-    for e in row.get("events") or []:
-        if e.get("field") in ("log", "vllm"):
-            continue
-        out.append(f"{e['field']}: {e['before']} → {e['after']} ({e['rule']})")
     for f in row.get("findings") or []:
         if str(f.get("rule", "")).startswith("VP3"):
             out.append(f"{f['rule']} {f.get('severity', '')}: {f.get('message', '')}")
+    events = [e for e in row.get("events") or [] if e.get("field") not in ("log", "vllm")]
+    events.sort(key=lambda e: e["field"] not in _KEY_FIELDS)
+    for e in events:
+        out.append(f"{e['field']}: {_short(e['before'])} → {_short(e['after'])} ({e['rule']})")
     seen = list(dict.fromkeys(out))
     return seen[:limit] + ([f"… {len(seen) - limit} more"] if len(seen) > limit else [])
+
+
+def _short(v) -> str:
+    if isinstance(v, list) and len(v) > 4:
+        return "[" + ", ".join(map(str, v[:3])) + f", … {len(v)} items]"
+    return str(v)
 
 
 def target_label(row: dict) -> str:

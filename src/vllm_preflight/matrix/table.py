@@ -54,7 +54,7 @@ def build(rows: list[dict], axes: tuple[str, ...], targets: list[str], title: st
     else:
         groups = [fold_mod.Group({k: (v,) for k, v in c.items()}, s, [m]) for c, s, m in entries]
     headers = ["release"] + list(axes) + ["graphs"] + [oc.HEADERS[c] for c in oc.COLUMNS] \
-        + [f"depends on {n}" for n in depends] + (["hardware record"] if evidence else [])
+        + [f"depends on {n}" for n in depends] + (["hardware record"] if evidence else []) + ["why"]
     lines = []
     for g in groups:
         row0, o = g.members[0]
@@ -65,6 +65,7 @@ def build(rows: list[dict], axes: tuple[str, ...], targets: list[str], title: st
         cells += ["yes" if n in o.depends_on else "-" for n in depends]
         if evidence:
             cells.append(o.evidence or "-")
+        cells.append(o.why)
         lines.append(Line(cells, o.status, oc.reasons(row0), [m[0] for m in g.members]))
     n_cells = len(rows)
     counts = {s: sum(1 for _, _, (r, o) in entries if o.status == s) for s in oc.STATUS_WORDS}

@@ -27,12 +27,12 @@ def _schema_name(release) -> str:
 
 @lru_cache(maxsize=None)
 def _key_validator(name: str, key: str):
-    import jsonschema
+    from vllm_preflight.schema.engine import validator
 
     full = release_schema(name)
     mini = {"$schema": full["$schema"], "type": "object", "properties": {key: full["properties"][key]},
             "$defs": full["$defs"]}
-    return jsonschema.Draft202012Validator(mini)
+    return validator(mini)
 
 
 def validate(bound, release) -> list:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from html import escape
 
-from vllm_preflight import __version__
 
 CSS = """
 :root { --on:#dcf5e3; --on-ink:#145c2c; --off:#fff1c7; --off-ink:#6b4f00; --hazard:#ffd9a8;
@@ -65,7 +64,7 @@ def render(tables, title: str, subtitle: str = "", extra_lines: list[str] = ()) 
             out.append(f'<p class="note">{escape(n)}</p>')
     if extra_lines:
         out.append("<pre>" + escape("\n".join(extra_lines)) + "</pre>")
-    out.append(f"<footer>vllm-preflight {escape(__version__)} · matrix · generated offline, "
+    out.append("<footer>vllm-preflight matrix · generated offline, "
                "nothing on this page is fetched</footer>")
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

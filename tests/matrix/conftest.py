@@ -1,0 +1,1 @@
+from support import EXAMPLES, ROOT, in_root  # noqa: F401
