@@ -79,7 +79,8 @@ def explain(code: str) -> None:
         import difflib
 
         names = list(RULES) + [r.name for r in RULES.values()]
-        close = difflib.get_close_matches(wanted, names, n=1)
+        letter_o = "VP" + wanted.upper()[2:].replace("O", "0")  # VP3O1: the letter for the digit
+        close = [letter_o] if letter_o in RULES else difflib.get_close_matches(wanted, names, n=1)
         hint = f"; did you mean {close[0]}?" if close else "; `vllm-preflight rules` lists them"
         raise click.UsageError(f"no rule {wanted!r}{hint}")
     click.echo(explain_text(rule))

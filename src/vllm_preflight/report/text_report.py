@@ -239,7 +239,7 @@ def render_result(out: Out, res, verbose: bool = False) -> None:
     out.line("")
 
 
-def render_text(report, console=None, verbose: bool = False) -> None:
-    out = make_out(console)
+def render_text(report, console=None, verbose: bool = False, out: Out | None = None) -> None:
+    out = out or make_out(console)
     for res in report.results:
         render_result(out, res, verbose)
