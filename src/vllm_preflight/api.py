@@ -173,6 +173,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     result.extra["depends_on"] = depends_on
     written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
     hazards = hazard_findings(result, written, run)
+    hazards += _unlisted_sizes(result)
     result.extra["findings"] = [f.to_json() for f in unique(findings + depend_findings + hazards)]
     result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
     result.extra["summary"] = summarize(result).to_json()
@@ -189,6 +190,14 @@ def _pr_design(d: Deployment, **how) -> dict:
             "splitting_ops": cc.get("splitting_ops"), "vllm_error": other.vllm_error.to_json() if other.vllm_error else None,
             "findings": [f for f in other.extra["findings"] if f["rule"].startswith("VP3")],
             "summary": other.extra["summary"]}
+
+
+def _unlisted_sizes(result: Resolution) -> list:
+    """VP120 where the resolver left an absurdly long capture-size list null (resolve.capture_sizes)."""
+    from vllm_preflight.findings import Finding
+
+    return [Finding("VP120", e.reason, result.deployment.location if result.deployment else None)
+            for e in result.events if e.rule == "capture_sizes.not_listed"][:1]
 
 
 def check_inputs(paths: list[str], *, command: list[str] | None = None,
@@ -221,8 +230,9 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
         try:
             report.results.append(check_deployment(d, vllm_version=vllm_version, target=target, gpu=gpu,
                                                    env=list(env), model_assume=model_assume))
-        except InputFailure as e:  # e.g. its model's config.json cannot be used
-            report.errors.extend(getattr(e, "errors", [e.error]))
+        except InputFailure as e:  # e.g. its model's config.json cannot be used: name the input too
+            report.errors.extend(InputError(d.source, err.render(), d.location)
+                                 for err in getattr(e, "errors", [e.error]))
         except UsageProblem:
             raise
         except Exception as e:  # noqa: BLE001 - a bug on one deployment must not cost the others

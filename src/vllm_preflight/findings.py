@@ -69,6 +69,18 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          "An unresolved variable stands where flags go; the tool assumed it adds no flags."),
     Rule("VP112", "env-value-unknown", "info",
          "An environment variable vLLM reads comes from `valueFrom`/`envFrom`; it is treated as unset."),
+    Rule("VP120", "capture-sizes-not-listed", "warning",
+         "vLLM would capture more CUDA-graph sizes than the tool lists (65,536); "
+         "`cudagraph_capture_sizes` is null and `max_cudagraph_capture_size` gives the largest.",
+         why="Every size is one CUDA graph captured at start-up: millions of them never finish "
+             "capturing, and vLLM's own list of them can exhaust host memory.",
+         fix="Lower max_num_batched_tokens or max_cudagraph_capture_size to the batch sizes served."),
+    Rule("VP121", "sourced-file-not-read", "warning",
+         "`source FILE` / `. FILE` names a file that is not here (or is past the depth limit); "
+         "variables it sets are unknown."),
+    Rule("VP122", "shell-construct-not-followed", "warning",
+         "The server is started in a way the tool does not follow (a here-document fed to a "
+         "shell, `eval` of an unknown value, `$IFS` splitting); what runs there is not checked."),
     Rule("VP160", "version-mapped-to-release", "info",
          "A vLLM version that is not a release itself (a release candidate, post-release, dev or "
          "local build, or a short form such as `0.13`) was checked as the release it belongs to."),

@@ -170,11 +170,14 @@ def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, st
     assumptions: list[Assumption] = []
     facts: ModelFacts | None = None
     if model:
-        candidates = [model] if os.path.isabs(model) else [os.path.join(base_dir or os.getcwd(), model), model]
-        for path in candidates:
-            facts = _facts_from_file(os.path.join(path, "config.json"))
-            if facts is not None:
-                break
+        # A relative model path is looked up in the input file's folder (`base_dir`; the working
+        # directory only for a `--` command line), never also in the caller's working directory:
+        # the same file gives the same result wherever the tool runs.
+        path = os.path.normpath(model if os.path.isabs(model) else os.path.join(base_dir or os.getcwd(), model))
+        facts = _facts_from_file(os.path.join(path, "config.json"))
+        if facts is not None:
+            assumptions.append(Assumption("model", model, f"facts read from {os.path.join(path, 'config.json')} "
+                                                          f"(a relative model path is looked up next to the input)"))
         if facts is None and model in KNOWN_MODELS:
             facts = KNOWN_MODELS[model]
             assumptions.append(Assumption("model", model, "table of well-known hub models (config.json not read)"))

@@ -8,13 +8,56 @@ from __future__ import annotations
 from vllm_preflight.resolve.state import Refusal, State, validation_error
 
 
-def _grid(max_size: int) -> list[int]:
-    sizes = [i for i in (1, 2, 4) if i <= max_size]
+# vLLM lists every capture size; with max_num_batched_tokens 500,000,000 that is 31 million
+# sizes (and a MemoryError at 1e11). Past this many the list is not built: the resolution keeps
+# the largest size, leaves `cudagraph_capture_sizes` null and says so (event
+# capture_sizes.not_listed, finding VP120). Real deployments capture a few hundred sizes.
+MAX_LISTED_SIZES = 1 << 16
+
+
+def _grid_ranges(max_size: int, interactivity: bool = False) -> list[range]:
+    if interactivity:
+        ranges = [range(1, min(max_size, 32) + 1)]
+    else:
+        ranges = [range(i, i + 1) for i in (1, 2, 4) if i <= max_size]
     if max_size >= 8:
-        sizes += list(range(8, min(max_size + 1, 256), 8))
+        ranges.append(range(8, min(max_size + 1, 256), 8))
     if max_size >= 256:
-        sizes += list(range(256, max_size + 1, 16))
-    return sizes
+        ranges.append(range(256, max_size + 1, 16))
+    return ranges
+
+
+def _grid(max_size: int) -> list[int]:
+    return [i for r in _grid_ranges(max_size) for i in r]
+
+
+def _unlisted(state: State, ranges: list[range], extra: list[int], user_max) -> bool:
+    """Too many sizes to list: set the largest one and say why the list is null."""
+    count = sum(len(r) for r in ranges) + len(extra)
+    if count <= MAX_LISTED_SIZES:
+        return False
+    tp = state.parallel["tensor_parallel_size"]
+    sp = tp > 1 and state.pass_config.get(state.release.sp_name)
+    candidates = list(extra)
+    for r in ranges:
+        if sp:  # the largest multiple of tp in the range (SP drops the others)
+            top = next((x for x in reversed(r[-(tp * 16 + 1):]) if x % tp == 0), None)
+            if top is not None:
+                candidates.append(top)
+        elif len(r):
+            candidates.append(r[-1])
+    valid_max = max(candidates) if candidates else 0
+    if user_max is not None and user_max != valid_max:
+        state.log("warning", f"Truncating max_cudagraph_capture_size to {valid_max}")
+    shown = ", ".join(f"{r.start}" if len(r) == 1 else f"{r.start}..{r[-1]} by {r.step}" for r in ranges if len(r))
+    state.set("cc.max_cudagraph_capture_size", valid_max, "capture_sizes.max",
+              "largest CUDA-graph capture size", "debug")
+    state.cc["cudagraph_capture_sizes"] = None
+    state.note("cudagraph_capture_sizes", "capture_sizes.not_listed",
+               f"vLLM would capture about {count:,} CUDA-graph sizes ({shown}); vllm-preflight does not "
+               f"list more than {MAX_LISTED_SIZES:,}: cudagraph_capture_sizes is left null and "
+               f"max_cudagraph_capture_size is the largest", "warning")
+    return True
 
 
 def _sp_filter(state: State, sizes: list[int]) -> list[int]:
@@ -81,6 +124,14 @@ def _sizes_v0_11_1(state: State) -> None:
         raise validation_error("Maximum cudagraph size should be greater than or equal to 1 when using "
                                "cuda graph.", "Assertion failed")
     user_sizes = cc["cudagraph_capture_sizes"]
+    if user_sizes is None:
+        interactive = bool(state.release.capture_interactivity
+                           and state.model_cfg.get("performance_mode") == "interactivity")
+        extra = [s for s in uniform if s <= max_tokens]
+        if state.release.capture_add_max_num_batched_tokens and max_tokens <= max_size:
+            extra.append(max_tokens)
+        if _unlisted(state, _grid_ranges(max_size, interactive), extra, user_max):
+            return
     if user_sizes is not None:
         if not user_sizes:
             raise validation_error("cudagraph_capture_sizes should contain at least one element when using "
@@ -127,6 +178,10 @@ def _sizes_v0_11_0(state: State) -> None:
         sizes = []
     else:
         given = sched.get("cuda_graph_sizes") or [min(sched["max_num_seqs"] * 2, 512)]
+        if len(given) == 1 and len(range(8, given[0] + 1, 8)) > MAX_LISTED_SIZES:
+            ranges = [range(i, i + 1) for i in (1, 2, 4)] + [range(8, min(given[0], sched["max_num_batched_tokens"]) + 1, 8)]
+            if _unlisted(state, ranges, [], None):
+                return
         if len(given) == 1:
             sizes = [1, 2, 4] + list(range(8, given[0] + 1, 8))
         else:
