@@ -33,7 +33,6 @@ RULE_CAUSE = {
     "enforce_eager.cudagraph_mode": "enforce_eager",
     "enforce_eager.mode": "enforce_eager",
     "enforce_eager.optimization_level": "enforce_eager",
-    "capture_sizes.list": "max_cudagraph_capture_size",
 }
 
 
@@ -91,7 +90,10 @@ DEFAULT_RULES = ("defaults.", "optimization_level.", "capture_sizes.")
 
 
 def _fills_default(e, row: Row) -> bool:
-    """vLLM filled a field the deployer left unset (or added its default entry to a list)."""
+    """vLLM filled a field the deployer left unset (or added its default entry to a list); a rule
+    that sets a field because of another setting is a change, not a default."""
+    if e.rule in RULE_CAUSE:
+        return False
     if e.rule.startswith(DEFAULT_RULES) and row.written is None:
         return True
     if e.rule.startswith("defaults.") and isinstance(e.after, list):  # custom_ops gains its default entry

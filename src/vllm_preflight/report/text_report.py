@@ -24,6 +24,8 @@ STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan", "changed": "y
 
 
 def short(value, limit: int = 5) -> str:
+    if value is None:
+        return "unset"
     if isinstance(value, list):
         items = [str(v) for v in value]
         if len(items) > limit:
@@ -91,7 +93,7 @@ def _written_text(row: dict, value: bool = True) -> str:
         return (f"you wrote {visible(short(w['value']))} at " if value else "as written at ") + visible(w["where"])
     if row.get("default_from"):
         return row["default_from"]
-    return "release default"
+    return "not written" if row.get("changes") else "release default"
 
 
 def _row_line(out: Out, row: dict, width: int) -> None:
