@@ -1,9 +1,9 @@
 """The `vllm-preflight` command line: argument handling only.
 
-Exit codes (documented in the README):
-  0  every input resolved and vLLM would start
-  1  vLLM would refuse at least one input (or, for verify, a check failed)
-  2  usage error or unreadable input
+Exit codes (documented in the README; `check`'s in vllm_preflight.outcome):
+  0  check: no finding at or above --fail-on
+  1  check: a finding at or above --fail-on, a vLLM refusal always (verify: a check failed)
+  2  usage error, unreadable input, or no vLLM server in what was given
   3  internal error (for verify: the tier's hardware or package is missing)
 """
 from __future__ import annotations
@@ -200,9 +200,6 @@ def main() -> None:
         cli(standalone_mode=True)
     except SystemExit:
         raise
-    except BrokenPipeError:  # e.g. `vllm-preflight --help | head -1`
-        _silence_stdout()
-        sys.exit(EXIT_OK)
     except Exception as e:  # noqa: BLE001 - the one place that turns bugs into exit 3
         from vllm_preflight.safe_text import visible
 

@@ -1,0 +1,105 @@
+"""The pre-commit hook and the GitHub Action, run as their definitions say."""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from cli_support import CLEAN, REFUSES, ROOT
+
+HOOKS = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+
+
+@pytest.fixture
+def shim(tmp_path):
+    """A `vllm-preflight` on PATH that records its argv, then runs this checkout's CLI."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    log = tmp_path / "argv.log"
+    exe = bindir / "vllm-preflight"
+    exe.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$*\" >> {shlex.quote(str(log))}\n"
+                   f"exec {shlex.quote(sys.executable)} -m vllm_preflight \"$@\"\n")
+    exe.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}",
+               PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return env, log
+
+
+@pytest.mark.parametrize("hook", [h["id"] for h in HOOKS])
+def test_pre_commit_hook_entry_runs_on_what_pre_commit_passes(hook, tmp_path, shim):
+    env, _log = shim
+    spec = next(h for h in HOOKS if h["id"] == hook)
+    assert spec["language"] in ("python", "system") and set(spec["types_or"]) == {"yaml", "shell"}
+    entry = shlex.split(spec["entry"])
+    assert entry[0] == "vllm-preflight"
+    (tmp_path / "serve.sh").write_text(CLEAN)
+    (tmp_path / "values.yaml").write_text("replicas: 3\n")  # staged along, no vLLM server
+    (tmp_path / "build.sh").write_text("#!/bin/sh\nmake\n")
+
+    def hook_run(*files):  # pre-commit appends the staged file names to entry + args
+        return subprocess.run(entry + list(files), cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=120)
+
+    ok = hook_run("serve.sh", "values.yaml", "build.sh")
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.strip() == "no findings in 1 server"
+    assert hook_run("values.yaml", "build.sh").returncode == 0  # a commit without deployments
+    (tmp_path / "bad.sh").write_text(REFUSES)
+    bad = hook_run("serve.sh", "bad.sh", "values.yaml")
+    assert bad.returncode == 1 and "bad.sh:1:28: error VP201" in bad.stdout
+
+
+def _check_step():
+    (step,) = [s for s in ACTION["runs"]["steps"] if s.get("id") == "check"]
+    return step
+
+
+def test_action_is_composite_and_passes_inputs_through_env():
+    assert ACTION["runs"]["using"] == "composite"
+    step = _check_step()
+    assert step["shell"] == "bash"
+    assert "${{" not in step["run"]  # inputs never pasted into the script (injection)
+    assert set(step["env"]) == {"INPUT_PATHS", "INPUT_VLLM_VERSION", "INPUT_TARGET", "INPUT_FAIL_ON",
+                                "INPUT_SARIF_FILE"}
+    assert set(ACTION["inputs"]) >= {"paths", "vllm-version", "target", "fail-on", "sarif-file"}
+
+
+def _run_action(shim, **inputs):
+    env, log = shim
+    step = _check_step()
+    defaults = {k: str(v.get("default", "")) for k, v in ACTION["inputs"].items()}
+    defaults.update(inputs)
+    for name in step["env"]:
+        env[name] = defaults[name[len("INPUT_"):].lower().replace("_", "-")]
+    # as GitHub runs a bash step: bash --noprofile --norc -eo pipefail
+    out = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=300)
+    return out, [shlex.split(line) for line in log.read_text().splitlines()]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the Action's steps are bash")
+def test_action_runs_the_documented_command_line_and_annotates(shim):
+    readme = (ROOT / "README.md").read_text()
+    documented = re.search(r"^vllm-preflight check --format github .*$", readme, re.M).group(0)
+    out, argvs = _run_action(shim, **{"paths": "examples/", "vllm-version": "0.13.0"})
+    assert argvs == [shlex.split(documented)[1:]]
+    assert out.returncode == 1  # examples/verify-deepep-ht-mode-none-full.sh: VP301
+    assert re.search(r"^::error file=examples/verify-deepep-ht-mode-none-full\.sh,line=\d+,col=\d+,title=VP301::",
+                     out.stdout, re.M), out.stdout + out.stderr
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the Action's steps are bash")
+def test_action_sarif_file_and_several_paths(shim, tmp_path):
+    sarif = tmp_path / "out.sarif"
+    out, argvs = _run_action(shim, **{"paths": "examples/deepep-ht-dp8.sh\nexamples/deepep-ht-dp8-piecewise.sh",
+                                      "fail-on": "never", "target": "pr29558", "sarif-file": str(sarif)})
+    paths = ["examples/deepep-ht-dp8.sh", "examples/deepep-ht-dp8-piecewise.sh"]
+    assert argvs == [["check", "--format", "sarif", "--fail-on", "never", "--target", "pr29558", *paths],
+                     ["check", "--format", "github", "--fail-on", "never", "--target", "pr29558", *paths]]
+    assert out.returncode == 0
+    assert '"version": "2.1.0"' in sarif.read_text()
