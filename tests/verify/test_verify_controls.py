@@ -15,6 +15,28 @@ def test_comparator_self_test(ht_bench):
     assert c.status == "expected-fail-observed"
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_n0_catches_a_loosened_tolerance(monkeypatch, dtype):
+    """N0 perturbs by a fixed amount beyond the documented bound, so widening the tolerance in
+    force (here 10x for one dtype) makes N0 report NOT CAUGHT instead of passing anything."""
+    from vllm_preflight.verify import compare
+
+    t = getattr(torch, dtype)
+    sample = torch.randn(4, 64).to(t)
+    assert controls.comparator_self_test(sample).status == "expected-fail-observed"
+    rtol, atol, cd = compare.DOCUMENTED_TOLERANCES[t]
+    monkeypatch.setitem(compare.TOLERANCES, t, (10 * rtol, 10 * atol, cd))
+    c = controls.comparator_self_test(sample)
+    assert c.status == "fail" and "NOT CAUGHT" in c.detail
+
+
+def test_n0_catches_a_tightened_tolerance(monkeypatch):
+    from vllm_preflight.verify import compare
+
+    monkeypatch.setitem(compare.TOLERANCES, torch.float32, (1e-9, 1e-9, 1e-9))
+    assert controls.comparator_self_test(torch.randn(4, 64)).status == "fail"
+
+
 def test_n1_moe_not_split_is_caught_by_v4(ht_bench):
     c = controls.moe_not_split(ht_bench)
     assert c.status == "expected-fail-observed" and c.metrics["flagged"] == 2
@@ -43,15 +65,10 @@ def test_n3_fresh_outputs_are_caught_by_addresses_and_numbers(ht_bench):
 
 
 class _IgnoresFresh(OutputContract):
-    """A contract that quietly keeps the address whatever it is asked for."""
+    """A contract that quietly behaves as vLLM does (allocator reuse) whatever it is asked for."""
 
-    def __init__(self, mode="persistent", keep_alive=0):
-        super().__init__("persistent")
-
-    def emit(self, key, value):
-        if key not in self.buffers:
-            self.buffers[key] = torch.zeros(64, value.shape[-1], dtype=value.dtype)
-        return super().emit(key, value)
+    def __init__(self, mode="fresh", keep_alive=0):
+        super().__init__("allocator")
 
 
 def test_n3_is_not_caught_when_the_fault_is_not_really_planted(ht_bench, monkeypatch):

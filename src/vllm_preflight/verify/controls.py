@@ -50,10 +50,10 @@ def moe_not_split(bench: Bench) -> Check:
     """N1: the MoE ops removed from splitting_ops; V4 must flag the HT MoE inside a captured piece."""
     kept = [n for n in bench.sg.resolved.kept if short(n) not in MOE_OPS]
     if any(short(n) == ATTENTION_OP for n in kept):
-        names, matching = kept, bench.plan.name_matching  # this config's own list, less the MoE ops
+        names = kept  # this config's own list, less the MoE ops
     else:
-        names, matching = list(ATTENTION_ONLY), "overload"
-    sg = split(bench.traced, names, matching)
+        names = list(ATTENTION_ONLY)
+    sg = split(bench.traced, names, bench.plan.vllm_version)
     behaviour = _ht_behaviour(bench.traced, bench.model)
     rep = check_graph("piecewise", sg, behaviour, bench.traced.placeholder_kinds())
     moe = moe_nodes(bench.traced.gm)
@@ -66,7 +66,7 @@ def moe_not_split(bench: Bench) -> Check:
 def host_read_in_captured_region() -> Check:
     """N2: an `.item()` planted before the attention of layer 0; V4 must flag it."""
     model, traced = build_model(ToyConfig(hidden=32, ffn=32, experts=4, layers=2, inject_sync=True), 16)
-    sg = split(traced, PIECEWISE_OK, "overload")
+    sg = split(traced, PIECEWISE_OK, "")
     behaviour = probe(traced, [model.inputs(PROBE_TOKENS, s) for s in range(2)])
     rep = check_graph("piecewise", sg, behaviour, traced.placeholder_kinds())
     moe = moe_nodes(traced.gm)
@@ -82,7 +82,7 @@ def fresh_moe_outputs(bench: Bench, sizes: list[int], make_wrapper=EmulatedGraph
     and numbers that differ from eager."""
     model = bench.model
     saved = [(m.impl, m.contract) for m in model.moe_layers()]
-    sg = split(bench.traced, PIECEWISE_OK, "overload")
+    sg = split(bench.traced, PIECEWISE_OK, bench.plan.vllm_version)
     model.set_moe(HTEmulatedMoE(2), OutputContract("fresh", keep_alive=keep_alive))
     log = AddressLog()
     try:

@@ -1,4 +1,5 @@
-"""One rank of a multi-process verify run, launched by torchrun (tiers cpu: gloo, multi-gpu: NCCL).
+"""One rank of a multi-process verify run, launched by `watchdog.launch_ranks` (tiers cpu: gloo,
+multi-gpu: NCCL).
 
 Every rank does the same steps in the same order (lockstep): each has its own token count, the
 padded size is agreed with an all-reduce MAX and rounded up to a capture size, as vLLM's DP ranks
@@ -43,6 +44,10 @@ def _moe_impl(job: dict, stats: ProtocolStats, state: dict):
         from vllm_preflight.verify.moe.deepep import DeepEPMoE
 
         return DeepEPMoE(state["buffer"], stats)
+    if job["moe"] == "dense":  # a capturable MoE (no all2all, or a capturable one): static shapes
+        from vllm_preflight.verify.moe.experts import DenseMoE
+
+        return DenseMoE()
     from vllm_preflight.verify.moe.collective import HTCollectiveMoE
 
     return HTCollectiveMoE(None, stats)
@@ -90,14 +95,13 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
         from vllm_preflight.verify.trace import load
 
         model = ToyMoEModel(cfg, prefix=job["prefix"]).to(device)
-        model.reserve_outputs(top, device)
         with open(job["graph_file"], "rb") as f:
             traced = load(f.read(), model)
     else:
         from vllm_preflight.verify.workbench import build_model
 
         model, traced = build_model(cfg, top, device)
-    sg = split(traced, job["splitting_ops"], job["name_matching"])
+    sg = split(traced, job["splitting_ops"], job["release"])
     stats = ProtocolStats()
     model.set_moe(_moe_impl(job, stats, state))
     log = AddressLog()
@@ -137,7 +141,7 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
     detail = (f"{exact.comparisons} lockstep replays vs eager: {exact.level}; unpadded rows: {close.level}; "
               f"address checks {log.checks}, mismatches {log.mismatches}; "
               f"{stats.calls} MoE collectives, invariants {'hold' if not stats.violations else 'broken'}")
-    return {"id": job["ids"][1], "status": "pass" if ok else "fail", "detail": detail,
+    return {"id": job["ids"][-1], "status": "pass" if ok else "fail", "detail": detail,
             "metrics": {"replays": exact.comparisons, "worst_level": exact.level, "max_abs": exact.max_abs,
                         "address_checks": log.checks, "address_mismatches": log.mismatches,
                         "moe_calls": stats.calls, "failures": exact.failures + close.failures + log.examples}}
@@ -168,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
         device = torch.device("cuda", local)
     else:
         device = torch.device("cpu")
-    dist.init_process_group(job["backend"], timeout=timedelta(seconds=job["collective_timeout_s"]))
+    store = os.environ.get("PF_VERIFY_STORE")  # a file store in the run's folder: no TCP listener
+    dist.init_process_group(job["backend"], init_method=store, rank=rank, world_size=world,
+                            timeout=timedelta(seconds=job["collective_timeout_s"]))
     state: dict = {}
     result = {"rank": rank, "checks": [], "error": None, "device": str(device)}
     try:
@@ -182,8 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         # graphs cannot be captured on the legacy default stream: run every step on a side stream
         stream = torch.cuda.stream(torch.cuda.Stream(device)) if device.type == "cuda" else contextlib.nullcontext()
         with stream:
-            _say(rank, "protocol check ...")
-            result["checks"].append(protocol_check(job, rank, world, device, state))
+            if job.get("protocol", True):
+                _say(rank, "protocol check ...")
+                result["checks"].append(protocol_check(job, rank, world, device, state))
             _say(rank, "lockstep replay ...")
             result["checks"].append(lockstep_replay(job, rank, device, state))
         gathered = _gather(result, rank, world, device)

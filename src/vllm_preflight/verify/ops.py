@@ -16,8 +16,19 @@ from vllm_preflight.verify.opnames import ATTENTION_OP, KNOWN_SPLIT_OPS, MOE_OP,
 LAYERS: dict[str, object] = {}
 
 _ATTENTION_SCHEMA = "(Tensor q, Tensor k, Tensor v, Tensor(a!) output, str layer_name) -> ()"
-_MOE_SCHEMA = "(Tensor hidden_states, Tensor router_logits, str layer_name) -> Tensor"
-_MOE_SHARED_SCHEMA = "(Tensor hidden_states, Tensor router_logits, str layer_name) -> (Tensor, Tensor)"
+# The schema facts vLLM 0.12.0 (the PR #29558 base) registers its MoE ops with
+# (`fused_moe/layer.py`, the two `direct_register_custom_op` calls after `moe_forward_fake` and
+# `moe_forward_shared_fake`): `mutates_args=["hidden_states"]` -> `Tensor(a!) hidden_states`, and
+# the `needs_fixed_stride_order` tag. 0.33.0 (`fused_moe/runner/moe_runner.py`) keeps the
+# mutation on `moe_forward` only and tags both `needs_exact_strides`; neither fact changes how
+# Dynamo records the call (one opaque node) nor how split_graph matches it.
+_MOE_SCHEMA = "(Tensor(a!) hidden_states, Tensor router_logits, str layer_name) -> Tensor"
+_MOE_SHARED_SCHEMA = "(Tensor(a!) hidden_states, Tensor router_logits, str layer_name) -> (Tensor, Tensor)"
+
+
+def moe_tags() -> tuple:
+    tag = getattr(torch.Tag, "needs_fixed_stride_order", None)
+    return (tag,) if tag is not None else ()
 _library: torch.library.Library | None = None
 # op name -> its Python implementation, for the sync probe: a dispatch mode sees a custom op as
 # one call, so the probe runs the implementation itself to see what it does inside.
@@ -56,10 +67,10 @@ def register() -> None:
         torch.library.register_fake(f"{TOY_NS}::{name}", lambda q, k, v, output, layer_name: None, lib=lib)
     IMPLEMENTATIONS.update({name: _unused for name in KNOWN_SPLIT_OPS})
     IMPLEMENTATIONS.update({ATTENTION_OP: _attention, MOE_OP: _moe, MOE_SHARED_OP: _moe})
-    lib.define(MOE_OP + _MOE_SCHEMA)
+    lib.define(MOE_OP + _MOE_SCHEMA, tags=moe_tags())
     lib.impl(MOE_OP, _moe, "CompositeExplicitAutograd")
     torch.library.register_fake(f"{TOY_NS}::{MOE_OP}", _moe_fake, lib=lib)
-    lib.define(MOE_SHARED_OP + _MOE_SHARED_SCHEMA)
+    lib.define(MOE_SHARED_OP + _MOE_SHARED_SCHEMA, tags=moe_tags())
     lib.impl(MOE_SHARED_OP, _moe, "CompositeExplicitAutograd")
     torch.library.register_fake(f"{TOY_NS}::{MOE_SHARED_OP}", _moe_shared_fake, lib=lib)
     _library = lib

@@ -11,11 +11,15 @@ EXIT_PASS = 0          # every check passed (or nothing is captured)
 EXIT_FAILED = 1        # a check failed, or a negative control was not caught
 EXIT_CONFIG = 2        # usage error, unreadable input, or a config vLLM itself refuses
 EXIT_UNAVAILABLE = 3   # the tier's hardware or package is missing on this machine
+EXIT_INTERNAL = 4      # a bug in verify itself (never "hardware missing"): the record says what raised
+EXIT_INTERRUPTED = 130  # Ctrl-C / SIGINT (SIGTERM: 143); children are stopped, temp trees removed
 
 PASS, WARN, FAIL, SKIP = "pass", "warn", "fail", "skip"
+# Reported for information: a classification or an accounting that cannot fail on its own.
+INFO = "info"
 # A negative control whose planted fault the mechanism caught: the good outcome for a control.
 CAUGHT = "expected-fail-observed"
-STATUSES = (PASS, WARN, FAIL, SKIP, CAUGHT)
+STATUSES = (PASS, WARN, FAIL, SKIP, CAUGHT, INFO)
 
 
 class VerifyError(Exception):
@@ -32,6 +36,17 @@ class ConfigProblem(VerifyError):
     """The config cannot be verified as given (exit 2): vLLM refuses it, or it is malformed."""
 
     exit_code = EXIT_CONFIG
+
+
+class Interrupted(VerifyError):
+    """SIGINT or SIGTERM arrived: children were stopped and what the run created was removed."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self, signum: int = 2):
+        name = {2: "SIGINT", 15: "SIGTERM"}.get(signum, f"signal {signum}")
+        super().__init__(f"interrupted by {name}: child processes stopped, temporary files removed")
+        self.exit_code = 128 + signum
 
 
 class Unavailable(VerifyError):

@@ -15,7 +15,7 @@ COMPILE_MODES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPI
 CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 HT_BACKEND = "deepep_high_throughput"
 # The last release that matched splitting ops by `str(node.target)` (dotted names); 0.11.1 moved
-# to resolving `ns::name` with lookup_op and comparing overloads (vllm-resolution.md §2.2).
+# to comparing qualified names `ns::name[.overload]` (partition_rules.should_split); see split.py.
 LAST_NAME_MATCHING_RELEASE = (0, 11, 0)
 
 
@@ -32,7 +32,7 @@ class VerifyPlan:
     data_parallel_size: int
     expert_parallel: bool
     moe_protocol: str               # "deepep_ht" | "capturable"
-    name_matching: str              # "overload" (0.11.1+) | "name" (<= 0.11.0)
+    name_matching: str              # "qualified" (0.11.1+) | "name" (<= 0.11.0)
     vllm_version: str = ""
     notes: tuple[str, ...] = field(default=())
 
@@ -89,7 +89,7 @@ def _version_tuple(version: str) -> tuple[int, ...] | None:
 
 def name_matching_for(vllm_version: str) -> str:
     v = _version_tuple(vllm_version or "")
-    return "name" if v is not None and v <= LAST_NAME_MATCHING_RELEASE else "overload"
+    return "name" if v is not None and v <= LAST_NAME_MATCHING_RELEASE else "qualified"
 
 
 def plan_from_resolved(resolved: dict, vllm_version: str = "") -> VerifyPlan:
@@ -160,9 +160,14 @@ def pad_to(n: int, sizes: tuple[int, ...] | list[int]) -> int | None:
 
 
 def toy_sizes(capture_sizes: tuple[int, ...], limit: int) -> tuple[list[int], list[int]]:
-    """The capture sizes the toy verifies (those <= limit, at least the smallest) and a few batch
-    sizes that are not capture sizes, which vLLM pads up (at most 3)."""
-    chosen = [s for s in capture_sizes if s <= limit] or list(capture_sizes[:1])
+    """The capture sizes the toy verifies, and a few batch sizes that are not capture sizes,
+    which vLLM pads up (at most 3). Verified: every planned size <= limit, and always the
+    smallest, one in the middle and the largest planned size, so that coverage reaches the
+    top of the plan however long it is."""
+    planned = sorted(set(capture_sizes))
+    if not planned:
+        return [], []
+    chosen = sorted({s for s in planned if s <= limit} | {planned[0], planned[len(planned) // 2], planned[-1]})
     padded: list[int] = []
     previous = 0
     for s in chosen:
@@ -174,3 +179,7 @@ def toy_sizes(capture_sizes: tuple[int, ...], limit: int) -> tuple[list[int], li
     if len(padded) > 3:  # spread over the range: small, middle and large batches
         padded = [padded[0], padded[len(padded) // 2], padded[-1]]
     return chosen, padded
+
+
+def unverified_sizes(capture_sizes: tuple[int, ...], verified: list[int]) -> list[int]:
+    return [s for s in sorted(set(capture_sizes)) if s not in set(verified)]

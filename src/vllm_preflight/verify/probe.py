@@ -22,9 +22,9 @@ from vllm_preflight.verify.trace import Traced
 # Namespaces whose ops Dynamo or the dispatcher look into; everything else is opaque.
 _TRANSPARENT = {"aten", "prims", "_c10d_functional", "c10d_functional", "_dynamo", "higher_order"}
 # A value read back to the host (the CPU waits for the device): raises under stream capture.
-_HOST_READS = {"aten._local_scalar_dense", "aten.item", "aten._assert_scalar", "aten.equal", "aten.is_nonzero"}
+HOST_READS = {"aten._local_scalar_dense", "aten.item", "aten._assert_scalar", "aten.equal", "aten.is_nonzero"}
 # Output sizes that depend on the data: a graph would freeze one size.
-_DYNAMIC = {"aten.nonzero", "aten.unique", "aten._unique2", "aten.bincount", "aten.masked_select"}
+DYNAMIC = {"aten.nonzero", "aten.unique", "aten._unique2", "aten.bincount", "aten.masked_select"}
 
 
 def op_namespace(target) -> str | None:
@@ -40,7 +40,7 @@ def is_opaque(target) -> bool:
     return ns is not None and ns not in _TRANSPARENT
 
 
-def _tagged_data_dependent(func) -> bool:
+def tagged_data_dependent(func) -> bool:
     tags = getattr(func, "tags", ()) or ()
     wanted = [getattr(torch.Tag, t, None) for t in ("dynamic_output_shape", "data_dependent_output")]
     return any(t is not None and t in tags for t in wanted)
@@ -84,9 +84,9 @@ class _Recorder(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         name = str(func.overloadpacket) if hasattr(func, "overloadpacket") else str(func)
-        if name in _HOST_READS or self._to_host(func, args, kwargs, out):
+        if name in HOST_READS or self._to_host(func, args, kwargs, out):
             self.b.host_reads[name] = self.b.host_reads.get(name, 0) + 1
-        elif name in _DYNAMIC or _tagged_data_dependent(func):
+        elif name in DYNAMIC or tagged_data_dependent(func):
             self.b.dynamic_ops[name] = self.b.dynamic_ops.get(name, 0) + 1
         if self.record_shapes:
             outs = out if isinstance(out, (tuple, list)) else (out,)
@@ -127,6 +127,23 @@ def implementation(target):
                  else target._schema.name)
     ns, _, name = qualified.partition("::")
     return ops.IMPLEMENTATIONS.get(name) if ns == TOY_NS else None
+
+
+def toy_op_name(func) -> str | None:
+    """The toy op's name when `func` is one of the toy's custom ops (an OpOverload), else None."""
+    schema = getattr(func, "_schema", None)
+    if schema is None or not schema.name.startswith(TOY_NS + "::"):
+        return None
+    return schema.name.split("::", 1)[1]
+
+
+def run_entered(mode: TorchDispatchMode, func, args, kwargs):
+    """Inside `mode.__torch_dispatch__`: run a toy op's Python body with the mode active again, so
+    that the aten ops inside the opaque op reach the mode (as the kernels inside a real op would
+    reach a CUDA graph)."""
+    impl = ops.IMPLEMENTATIONS[toy_op_name(func)]
+    with mode:
+        return impl(*args, **(kwargs or {}))
 
 
 def probe(traced: Traced, model_inputs: list[torch.Tensor]) -> dict[str, OpBehaviour]:

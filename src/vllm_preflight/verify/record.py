@@ -5,6 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,13 +32,15 @@ def digest(resolved: dict | None) -> str | None:
 
 def build(*, source: str, target: str, vllm_version: str | None, resolved: dict | None, environment: dict,
           tier: str, plan: dict | None, checks: list[Check], timings: list[dict], ranks: list[dict],
-          status: str, exit_code: int, reason: str, missing: list[str] | None = None) -> dict:
+          status: str, exit_code: int, reason: str, missing: list[str] | None = None,
+          date: str | None = None) -> dict:
     outcome = {"status": status, "exit_code": exit_code, "reason": reason}
     if missing:
         outcome["missing"] = list(missing)
     return _finite({
         "schema": SCHEMA_ID,
         "tool": {"name": "vllm-preflight", "version": __version__},
+        "date": date or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "input": {"source": source, "target": target, "vllm_version": vllm_version,
                   "resolved_digest": digest(resolved)},
         "environment": environment,
@@ -68,3 +73,30 @@ def validate(record: dict) -> None:
 
 def dumps(record: dict) -> str:
     return json.dumps(record, indent=2, sort_keys=False, default=str)
+
+
+def file_name(record: dict) -> str:
+    """`<date>-<tier>-<target>-<vllm version>-<digest prefix>.json`: sorts by date; two runs in the
+    same second of the same deployment still get distinct files (see `write_into`)."""
+    date = record["date"].replace(":", "").replace("-", "")
+    digest8 = (record["input"]["resolved_digest"] or "sha256:none").split(":", 1)[1][:8]
+    version = record["input"]["vllm_version"] or "unknown"
+    safe = "".join(ch if ch.isalnum() or ch in "._" else "_" for ch in f"{record['tier']}-{record['input']['target']}-{version}")
+    return f"{date}-{safe}-{digest8}.json"
+
+
+def write_into(directory: str, record: dict) -> str:
+    """`verify --record DIR`: one JSON file per run, written whole (temp file + rename) so that a
+    reader never sees half a record; never overwrites an earlier run's file."""
+    os.makedirs(directory, exist_ok=True)
+    base = file_name(record)
+    path = os.path.join(directory, base)
+    n = 1
+    while os.path.exists(path):
+        path = os.path.join(directory, base[:-5] + f"-{n}.json")
+        n += 1
+    fd, tmp = tempfile.mkstemp(prefix=".pf-record-", dir=directory)
+    with os.fdopen(fd, "w") as f:
+        f.write(dumps(record) + "\n")
+    os.replace(tmp, path)
+    return path

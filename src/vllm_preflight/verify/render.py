@@ -11,11 +11,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from vllm_preflight.verify.opnames import short
-from vllm_preflight.verify.outcome import CAUGHT, FAIL, PASS, SKIP, WARN, Check
+from vllm_preflight.verify.outcome import CAUGHT, FAIL, INFO, PASS, SKIP, WARN, Check
 from vllm_preflight.verify.plan import VerifyPlan
 
-STYLE = {PASS: "green", FAIL: "bold red", WARN: "yellow", SKIP: "dim", CAUGHT: "cyan"}
-LABEL = {PASS: "PASS", FAIL: "FAIL", WARN: "WARN", SKIP: "SKIP", CAUGHT: "CAUGHT"}
+STYLE = {PASS: "green", FAIL: "bold red", WARN: "yellow", SKIP: "dim", CAUGHT: "cyan", INFO: "blue"}
+LABEL = {PASS: "PASS", FAIL: "FAIL", WARN: "WARN", SKIP: "SKIP", CAUGHT: "CAUGHT", INFO: "INFO"}
 
 
 def _sizes(sizes) -> str:
@@ -74,8 +74,12 @@ class Reporter:
     def pieces(self, plan: VerifyPlan, extra: dict) -> None:
         self._print(f"Toy: {extra['toy']['layers']} layers, hidden {extra['toy']['hidden']}, "
                     f"{extra['toy']['experts']} experts (top-{extra['toy']['top_k']}); MoE behind the op: "
-                    f"{extra['moe_implementation']}; sizes verified here: {_sizes(extra['verified_sizes'])}"
-                    + (f", padded batches {_sizes(extra['padded_sizes'])}" if extra["padded_sizes"] else ""))
+                    f"{extra['moe_implementation']}")
+        unverified = extra.get("unverified_sizes") or []
+        self._print(f"Capture sizes verified here: {_sizes(extra['verified_sizes'])}"
+                    + (f"; padded batches {_sizes(extra['padded_sizes'])}" if extra["padded_sizes"] else "")
+                    + (f"; NOT verified ({len(unverified)} of {len(plan.capture_sizes)}): {_sizes(unverified)}"
+                       if unverified else f"; all {len(plan.capture_sizes)} planned sizes verified"))
         if extra.get("dropped_ops"):
             self._print("Dropped split ops (vLLM drops them too): " + escape(", ".join(extra["dropped_ops"])))
         if plan.piecewise:

@@ -14,10 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
-from torch.utils._pytree import tree_leaves
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves, tree_map
 
-from vllm_preflight.verify.compare import CLOSE, EXACT, Comparison, compare
+from vllm_preflight.verify.compare import CLOSE, EXACT, MISMATCH, Comparison, compare
 from vllm_preflight.verify.plan import pad_to
+from vllm_preflight.verify.probe import DYNAMIC, HOST_READS, run_entered, tagged_data_dependent, toy_op_name
 from vllm_preflight.verify.split import SplitGraph, run_split
 
 
@@ -31,9 +33,15 @@ class Runtime:
 
 @dataclass
 class AddressLog:
+    """What replays saw that a real graph would not tolerate: captured inputs that moved, and
+    host reads or data-dependent sizes whose values differ from the ones frozen at capture."""
+
     checks: int = 0
     mismatches: int = 0
     examples: list[str] = field(default_factory=list)
+    frozen_checks: int = 0      # host reads and data-dependent sizes compared with their capture values
+    frozen_changes: int = 0     # ... that a replay computed differently (a graph would replay the old one)
+    frozen_examples: list[str] = field(default_factory=list)
 
     def record(self, unit: str, size: int, before: list[int], now: list[int]) -> None:
         self.checks += len(before)
@@ -46,9 +54,62 @@ class AddressLog:
                 self.mismatches += 1
                 self._example(f"{unit}@{size}: input {i} moved")
 
+    def record_frozen(self, unit: str, size: int, captured: list[tuple], replayed: list[tuple]) -> None:
+        self.frozen_checks += max(len(captured), len(replayed))
+        for i in range(max(len(captured), len(replayed))):
+            a = captured[i] if i < len(captured) else None
+            b = replayed[i] if i < len(replayed) else None
+            if a == b:
+                continue
+            self.frozen_changes += 1
+            if len(self.frozen_examples) < 5:
+                op = (a or b)[1]
+                what = (a or b)[0]
+                self.frozen_examples.append(
+                    f"{unit}@{size}: {op} ({what}) gave {a[2] if a else 'nothing'} at capture, "
+                    f"{b[2] if b else 'nothing'} at replay: a graph would replay the captured one")
+
     def _example(self, text: str) -> None:
         if len(self.examples) < 5:
             self.examples.append(text)
+
+
+class FrozenRecorder(TorchDispatchMode):
+    """Logs, in order, every value read back to the host and every data-dependent output size:
+    what a CUDA graph freezes at capture. The toy's custom ops are entered (their Python bodies
+    run under the mode), since a graph records the kernels inside them too."""
+
+    def __init__(self):
+        super().__init__()
+        self.log: list[tuple] = []  # (kind, op, value)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if toy_op_name(func) is not None:
+            return run_entered(self, func, args, kwargs)
+        out = func(*args, **(kwargs or {}))
+        name = str(func.overloadpacket) if hasattr(func, "overloadpacket") else str(func)
+        if name in HOST_READS:
+            self.log.append(("host read", name, out.item() if isinstance(out, torch.Tensor) else out))
+        elif name in DYNAMIC or tagged_data_dependent(func):
+            outs = out if isinstance(out, (tuple, list)) else (out,)
+            self.log.append(("data-dependent size", name,
+                             tuple(tuple(o.shape) for o in outs if isinstance(o, torch.Tensor))))
+        return out
+
+
+def run_recorded(runnable, args) -> tuple[object, list[tuple]]:
+    rec = FrozenRecorder()
+    with rec:
+        out = runnable(*args)
+    return out, rec.log
+
+
+def alias(value):
+    """A new tensor object over the same memory: what a graph holds of its inputs is their
+    address, not the tensor, so an allocator may hand the block to someone else."""
+    if isinstance(value, torch.Tensor):
+        return value.as_strided(value.size(), value.stride(), value.storage_offset())
+    return value
 
 
 def tensor_leaves(args) -> list[torch.Tensor]:
@@ -61,7 +122,14 @@ def addresses(args) -> list[int]:
 
 
 class EmulatedGraph:
-    """CPU stand-in for one captured unit's graphs, one per padded size."""
+    """CPU stand-in for one captured unit's graphs, one per padded size.
+
+    At capture it keeps the input addresses (aliases over the inputs' memory, so that the
+    emulated caching allocator can hand a freed block out again, as the real one does), the
+    static outputs, and every host read and data-dependent size the unit computed. At replay it
+    recomputes from the memory at the captured addresses, copies into the static outputs, and
+    logs every input that moved and every host read or size that came out different: a real
+    graph would have replayed the captured value, so a difference is a failure, not a pass."""
 
     def __init__(self, name: str, runnable, runtime: Runtime, log: AddressLog):
         self.name, self.runnable, self.runtime, self.log = name, runnable, runtime, log
@@ -72,12 +140,13 @@ class EmulatedGraph:
         if mode == "eager":
             return self.runnable(*args)
         if mode == "capture" or size not in self.entries:
-            out = self.runnable(*args)
-            self.entries[size] = (args, addresses(args), out)  # strong refs, as a graph pins its memory
+            out, frozen = run_recorded(self.runnable, args)
+            self.entries[size] = (tree_map(alias, list(args)), addresses(args), out, frozen)
             return out
-        captured_args, captured_ptrs, out = self.entries[size]
+        captured_args, captured_ptrs, out, frozen = self.entries[size]
         self.log.record(self.name, size, captured_ptrs, addresses(args))
-        fresh = self.runnable(*captured_args)
+        fresh, replayed = run_recorded(self.runnable, captured_args)
+        self.log.record_frozen(self.name, size, frozen, replayed)
         for static, new in zip(tree_leaves(out), tree_leaves(fresh)):
             if isinstance(static, torch.Tensor):
                 static.copy_(new)
@@ -109,15 +178,18 @@ class GraphRunner:
 
 @dataclass
 class Tally:
-    """Comparisons of one kind: how many, the worst one, and the first few that fell short."""
+    """Comparisons of one kind: how many of each level, the worst one, and the first few that
+    fell short as examples. The verdict reads the counts, never the examples."""
 
     wanted: str
     comparisons: int = 0
     worst: Comparison | None = None
-    failures: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)   # examples (the first 5)
+    levels: dict[str, int] = field(default_factory=dict)  # level -> how many comparisons ended there
 
     def note(self, what: str, got: Comparison) -> None:
         self.comparisons += 1
+        self.levels[got.level] = self.levels.get(got.level, 0) + 1
         if self.worst is None or not got.at_least(self.worst.level) or (
                 got.level == self.worst.level and got.max_abs > self.worst.max_abs):
             self.worst = got
@@ -126,8 +198,22 @@ class Tally:
                                  + (f"; {got.reason})" if got.reason else ")"))
 
     @property
+    def short_of_wanted(self) -> int:
+        """Comparisons below the wanted level, all of them counted."""
+        return sum(n for level, n in self.levels.items() if not Comparison(level, 0.0, 0.0).at_least(self.wanted))
+
+    @property
+    def mismatches(self) -> int:
+        return self.levels.get(MISMATCH, 0)
+
+    @property
     def ok(self) -> bool:
-        return self.comparisons > 0 and not self.failures
+        return self.comparisons > 0 and self.short_of_wanted == 0
+
+    @property
+    def close_only(self) -> bool:
+        """Nothing FAILed, but some comparisons were only CLOSE where EXACT was wanted."""
+        return self.comparisons > 0 and self.mismatches == 0 and not self.ok
 
     @property
     def level(self) -> str:
@@ -138,7 +224,8 @@ class Tally:
         return self.worst.max_abs if self.worst else 0.0
 
     def metrics(self) -> dict:
-        return {"comparisons": self.comparisons, "worst_level": self.level, "max_abs": self.max_abs}
+        return {"comparisons": self.comparisons, "worst_level": self.level, "max_abs": self.max_abs,
+                "levels": dict(self.levels)}
 
 
 @dataclass

@@ -2,21 +2,30 @@
 
 The one place that maps what happened to an exit code: 0 pass (or nothing captured), 1 a check
 failed, 2 the config cannot be verified (unreadable, vLLM refuses it), 3 the tier's hardware or
-package is missing. Usage errors (a bad --vllm-version) surface as UsageProblem for the CLI.
+package is missing, 4 an internal error (a bug in verify), 130 / 143 interrupted by SIGINT /
+SIGTERM. Usage errors (a bad --vllm-version, an unwritable --output, an unknown --select) surface
+as UsageProblem for the CLI before anything runs.
 """
 from __future__ import annotations
 
+import contextlib
+import difflib
 import importlib
+import os
+import signal
 from dataclasses import dataclass
 
 from vllm_preflight.verify import environment, record
-from vllm_preflight.verify.outcome import (EXIT_CONFIG, EXIT_FAILED, EXIT_PASS, EXIT_UNAVAILABLE, ConfigProblem,
-                                           Unavailable, VerifyError, exit_code_for)
+from vllm_preflight.errors import UsageProblem
+from vllm_preflight.verify.outcome import (EXIT_CONFIG, EXIT_FAILED, EXIT_INTERNAL, EXIT_PASS, EXIT_UNAVAILABLE,
+                                           ConfigProblem, Interrupted, Unavailable, VerifyError, exit_code_for)
 from vllm_preflight.verify.plan import VerifyPlan, plan_from_resolved
 from vllm_preflight.verify.render import Reporter
 from vllm_preflight.verify.tiers import TIER_MODULES
 
-STATUS_FOR_EXIT = {EXIT_PASS: "pass", EXIT_FAILED: "fail", EXIT_CONFIG: "config-error", EXIT_UNAVAILABLE: "unavailable"}
+STATUS_FOR_EXIT = {EXIT_PASS: "pass", EXIT_FAILED: "fail", EXIT_CONFIG: "config-error", EXIT_UNAVAILABLE: "unavailable",
+                   EXIT_INTERNAL: "internal-error", 130: "interrupted", 143: "interrupted"}
+INSTALL_HINT = "pip install 'vllm-preflight[verify]'"
 
 
 @dataclass(frozen=True)
@@ -32,21 +41,96 @@ class VerifySettings:
     assume: tuple[tuple[str, str], ...] = ()
     world_size: int | None = None
     quiet: bool = False
+    command: tuple[str, ...] = ()
+    record_dir: str | None = None
+    select: str | None = None
+
+
+def _label(source: str, config: str) -> str:
+    """A deployment's name within its file: the loader's source without the file part."""
+    return source[len(config) + 1:] if source.startswith(config + ":") else source
+
+
+def select_result(results, s: VerifySettings):
+    """The one deployment to verify: the only one, or the one --select names."""
+    labels = [_label(r.source, s.config) for r in results]
+    listing = "; ".join(f"[{i}] {name}" for i, name in enumerate(labels))
+    if s.select is None:
+        if len(results) == 1:
+            return results[0]
+        raise ConfigProblem(f"{s.config} holds {len(results)} deployments ({listing}); "
+                            "pick one with --select NAME|INDEX")
+    if s.select.isdigit():
+        i = int(s.select)
+        if i < len(results):
+            return results[i]
+        raise UsageProblem(f"--select {i}: {s.config} holds {len(results)} deployment(s): {listing}")
+    exact = [r for r, name in zip(results, labels) if name == s.select]
+    partial = [r for r, name in zip(results, labels) if s.select in name]
+    if len(exact) == 1 or (not exact and len(partial) == 1):
+        return (exact or partial)[0]
+    if len(partial) > 1:
+        raise UsageProblem(f"--select {s.select!r} matches {len(partial)} deployments of {s.config}: {listing}")
+    close = difflib.get_close_matches(s.select, labels, n=1, cutoff=0.5)
+    raise UsageProblem(f"--select {s.select!r}: no such deployment in {s.config}"
+                       + (f"; did you mean {close[0]!r}?" if close else "") + f" ({listing})")
+
+
+def check_writable(s: VerifySettings) -> None:
+    """--output and --record must be writable before anything runs (not after a long run)."""
+    if s.output:
+        path = os.path.abspath(s.output)
+        if os.path.isdir(path):
+            raise UsageProblem(f"--output {s.output}: is a folder, not a file")
+        existed = os.path.exists(path)
+        try:
+            with open(path, "a"):
+                pass
+        except OSError as e:
+            raise UsageProblem(f"--output {s.output}: cannot write there ({e.strerror})") from None
+        if not existed:
+            os.unlink(path)
+    if s.record_dir:
+        try:
+            os.makedirs(s.record_dir, exist_ok=True)
+        except OSError as e:
+            raise UsageProblem(f"--record {s.record_dir}: cannot create the folder ({e.strerror})") from None
+        if not os.access(s.record_dir, os.W_OK | os.X_OK):
+            raise UsageProblem(f"--record {s.record_dir}: the folder is not writable")
+
+
+@contextlib.contextmanager
+def signals_interrupt():
+    """SIGINT and SIGTERM end the run through an exception, so that every `finally` on the way
+    out (child process groups, temporary folders) runs before verify exits 130 / 143."""
+    def raise_interrupted(signum, frame):
+        raise Interrupted(signum)
+
+    previous = {}
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, raise_interrupted)
+    except ValueError:  # not the main thread: leave signals alone
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def resolve_one(s: VerifySettings):
     """The config's single Resolution, or ConfigProblem with vLLM's (or the loader's) reason."""
     from vllm_preflight.api import check_inputs
 
-    report = check_inputs([s.config], vllm_version=s.vllm_version, target=s.target, gpu=s.gpu,
+    report = check_inputs([] if s.command else [s.config], command=list(s.command) or None,
+                          vllm_version=s.vllm_version, target=s.target, gpu=s.gpu,
                           env=list(s.env), assume=list(s.assume))
     if report.errors:
         raise ConfigProblem(report.errors[0].render())
     if not report.results:
         raise ConfigProblem(f"{s.config}: no vLLM server command found")
-    if len(report.results) > 1:
-        raise ConfigProblem(f"{s.config} holds {len(report.results)} deployments; verify takes one at a time")
-    res = report.results[0]
+    res = select_result(report.results, s)
     if res.vllm_error is not None:
         raise ConfigProblem(f"vLLM {res.vllm_version} would refuse to start: "
                             f"{res.vllm_error.type}: {res.vllm_error.message}")
@@ -78,34 +162,53 @@ def failure_reason(checks) -> str:
 
 
 def execute(s: VerifySettings) -> int:
+    check_writable(s)
     reporter = Reporter(s.fmt, quiet=s.quiet)
-    env = environment.describe(import_deep_ep=s.tier != "cpu")
+    env = environment.describe(import_deep_ep=False)
     source, version, resolved, plan, events = s.config, s.vllm_version, None, None, None
     checks, timings, ranks, extra, missing = [], [], [], {}, None
     try:
-        res = resolve_one(s)
-        version, resolved, events = res.vllm_version, res.resolved, res.events
-        reporter.header(source, s.target, version, s.tier)
-        reporter.environment(env)
-        plan = plan_from_resolved(resolved, version)
-        reporter.plan(plan)
-        if plan.nothing_captured:
-            code, status, reason = EXIT_PASS, "nothing-captured", nothing_captured_reason(plan, events)
-        else:
-            tier = importlib.import_module(TIER_MODULES[s.tier])
-            options = {"world_size": s.world_size} if s.world_size else {}
-            missing = tier.requirements(options)
-            if missing:
-                raise Unavailable(f"tier {s.tier} cannot run here: missing " + "; ".join(missing), missing)
-            run = tier.run(plan, reporter, options)
-            checks, timings, ranks, extra = run.checks, run.timings, run.ranks, run.plan_extra
-            env["device"], env["cuda"] = run.device, run.cuda
-            code = exit_code_for(checks)
-            status = STATUS_FOR_EXIT[code]
-            reason = failure_reason(checks) if code else passed_reason(checks)
+        with signals_interrupt():
+            res = resolve_one(s)
+            source = res.source
+            version, resolved, events = res.vllm_version, res.resolved, res.events
+            reporter.header(source, s.target, version, s.tier)
+            if s.tier != "cpu":
+                env = environment.describe(import_deep_ep=True)
+            reporter.environment(env)
+            plan = plan_from_resolved(resolved, version)
+            reporter.plan(plan)
+            if plan.nothing_captured:
+                code, status, reason = EXIT_PASS, "nothing-captured", nothing_captured_reason(plan, events)
+            else:
+                # torch first: the tier modules import it, and without it the user needs an
+                # install hint, not an import error
+                missing = environment.torch_missing()
+                if missing:
+                    raise Unavailable(f"tier {s.tier} cannot run here: missing " + "; ".join(missing)
+                                      + f" (install the verify extra: {INSTALL_HINT})", missing)
+                tier = importlib.import_module(TIER_MODULES[s.tier])
+                options = {"world_size": s.world_size} if s.world_size else {}
+                missing = tier.requirements(options)
+                if missing:
+                    raise Unavailable(f"tier {s.tier} cannot run here: missing " + "; ".join(missing), missing)
+                run = tier.run(plan, reporter, options)
+                checks, timings, ranks, extra = run.checks, run.timings, run.ranks, run.plan_extra
+                env["device"], env["cuda"] = run.device, run.cuda
+                code = exit_code_for(checks)
+                status = STATUS_FOR_EXIT[code]
+                reason = failure_reason(checks) if code else passed_reason(checks)
     except VerifyError as e:
         code, status, reason = e.exit_code, STATUS_FOR_EXIT[e.exit_code], e.message
         missing = getattr(e, "missing", None)
+    except UsageProblem:
+        raise
+    except KeyboardInterrupt:  # a SIGINT that arrived outside the handler's reach
+        e = Interrupted(signal.SIGINT)
+        code, status, reason = e.exit_code, "interrupted", e.message
+    except Exception as e:  # noqa: BLE001 - a bug in verify: its own exit code, never "hardware missing"
+        code, status = EXIT_INTERNAL, "internal-error"
+        reason = f"internal error in verify: {type(e).__name__}: {e}"
     plan_json = None
     if plan is not None:
         plan_json = {**plan.to_json(), **extra}
@@ -116,6 +219,8 @@ def execute(s: VerifySettings) -> int:
     if s.output:
         with open(s.output, "w") as f:
             f.write(record.dumps(rec) + "\n")
+    if s.record_dir:
+        record.write_into(s.record_dir, rec)
     reporter.summary(rec)
     if s.fmt == "json":
         import click

@@ -17,13 +17,14 @@ def _spread(values: list[float]) -> dict:
     return {"median": statistics.median(ordered), "p10": pick(0.1), "p90": pick(0.9)}
 
 
-def time_forward(fn, warmup: int = 5, iters: int = 50) -> dict:
+def time_forward(fn, warmup: int = 5, iters: int = 50, cuda=None) -> dict:
+    cuda = cuda or torch.cuda
     for _ in range(warmup):
         fn()
-    torch.cuda.synchronize()
+    cuda.synchronize()
     device_ms, host_ms = [], []
     for _ in range(iters):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start, end = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
         t0 = time.perf_counter()
         start.record()
         fn()

@@ -96,7 +96,7 @@ class MoE(torch.nn.Module):
 
     def moe(self, hidden_states, router_logits):
         """Behind the op (eager, never traced): route, run the configured MoE implementation,
-        and hand the result back under the output contract."""
+        and hand back new tensors as vLLM's `forward_impl` does (see moe/contract.py)."""
         topk_idx, topk_weights = route(router_logits, self.top_k)
         fused = self.impl(hidden_states, topk_idx, topk_weights, self.experts).to(hidden_states.dtype)
         fused = self.contract.emit(self.name + ".fused", fused)
@@ -159,12 +159,6 @@ class ToyMoEModel(torch.nn.Module):
             m.impl = impl
             if contract is not None:
                 m.contract = contract
-
-    def reserve_outputs(self, max_tokens: int, device) -> None:
-        like = torch.empty(1, self.cfg.hidden, dtype=self.dtype, device=device)
-        for m in self.moe_layers():
-            for key in m.output_keys():
-                m.contract.reserve(key, max_tokens, like)
 
     def inputs(self, n: int, seed: int, device="cpu") -> torch.Tensor:
         g = torch.Generator().manual_seed(seed)

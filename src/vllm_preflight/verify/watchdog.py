@@ -1,16 +1,24 @@
-"""Run a child process group under a deadline: a hang becomes a failure, never a stuck verify.
+"""Run child processes under a deadline: a hang becomes a failure, never a stuck verify.
 
-The child gets its own session so that a timeout can end it and everything it started (torchrun
-and its ranks) with one signal to that process group, and nothing else.
+Children get a process group of their own, so that a timeout, an error or a signal to verify
+ends them and everything they started with one signal to that group, and nothing else. Ranks
+are started here directly (one process per rank, all in one group) instead of through torchrun:
+they meet through a file store in the run's temporary folder, so no TCP store listens anywhere,
+and gloo / NCCL bootstrap sockets are pinned to the loopback interface for these single-node
+tiers. Nothing is left behind: no torchelastic log tree, no rank outliving verify.
 """
 from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
+
+# Single-node tiers: bootstrap sockets on loopback only.
+LOOPBACK_ENV = {"GLOO_SOCKET_IFNAME": "lo", "NCCL_SOCKET_IFNAME": "lo", "MASTER_ADDR": "127.0.0.1"}
+RANK_GRACE_S = 10.0  # after one rank fails, the others get this long before the group is ended
 
 
 @dataclass
@@ -24,15 +32,7 @@ class ChildResult:
         return "\n".join(self.output.strip().splitlines()[-lines:])
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run(cmd: list[str], deadline_s: float, env: dict | None = None, cwd: str | None = None) -> ChildResult:
-    import time
-
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd,
                             start_new_session=True, text=True)
@@ -40,26 +40,74 @@ def run(cmd: list[str], deadline_s: float, env: dict | None = None, cwd: str | N
         out, _ = proc.communicate(timeout=deadline_s)
         return ChildResult(proc.returncode, False, out or "", time.monotonic() - start)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        _kill_group(proc.pid, [proc])
         out, _ = proc.communicate()
         return ChildResult(None, True, out or "", time.monotonic() - start)
+    except BaseException:  # Ctrl-C, SIGTERM, a bug: never leave the child running
+        _kill_group(proc.pid, [proc])
+        raise
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(pgid: int, procs: list[subprocess.Popen]) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
-            os.killpg(proc.pid, sig)  # the group this child leads (start_new_session), only
-        except ProcessLookupError:
+            os.killpg(pgid, sig)  # the group this run created, only
+        except (ProcessLookupError, PermissionError):
             return
-        try:
-            proc.wait(timeout=5)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and any(p.poll() is None for p in procs):
+            time.sleep(0.05)
+        if all(p.poll() is not None for p in procs):
             return
-        except subprocess.TimeoutExpired:
-            continue
 
 
-def torchrun(nproc: int, module: str, args: list[str]) -> list[str]:
-    """The torchrun command line for `python -m module args` on nproc local ranks."""
-    return [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}",
-            "--master-addr=127.0.0.1", f"--master-port={free_port()}", "--max-restarts=0",
-            "-m", module, *args]
+def launch_ranks(nproc: int, module: str, args: list[str], workdir: str, deadline_s: float,
+                 env: dict | None = None) -> ChildResult:
+    """Start `python -m module args` once per rank (RANK, WORLD_SIZE, LOCAL_RANK and a file-store
+    address in the environment), all in one new process group; wait for all of them, at most
+    `deadline_s`. Each rank's output goes to a file in `workdir` and comes back prefixed."""
+    start = time.monotonic()
+    base = dict(env if env is not None else os.environ)
+    base.update(LOOPBACK_ENV)
+    base.update({"WORLD_SIZE": str(nproc), "PF_VERIFY_STORE": "file://" + os.path.join(workdir, "store"),
+                 "TMPDIR": workdir})
+    procs: list[subprocess.Popen] = []
+    logs = []
+    try:
+        for rank in range(nproc):
+            log = open(os.path.join(workdir, f"rank{rank}.log"), "w")
+            logs.append(log)
+            rank_env = dict(base, RANK=str(rank), LOCAL_RANK=str(rank))
+            # one new process group for all ranks (in verify's session: setpgid across sessions
+            # is not allowed); a terminal's Ctrl-C reaches verify, which ends the group itself
+            group = {"process_group": 0 if rank == 0 else procs[0].pid}
+            procs.append(subprocess.Popen([sys.executable, "-m", module, *args], stdout=log,
+                                          stderr=subprocess.STDOUT, env=rank_env, **group))
+        timed_out, failed_at = False, None
+        while any(p.poll() is None for p in procs):
+            now = time.monotonic()
+            if now - start > deadline_s:
+                timed_out = True
+                break
+            if failed_at is None and any(p.poll() not in (None, 0) for p in procs):
+                failed_at = now
+            if failed_at is not None and now - failed_at > RANK_GRACE_S:
+                break  # the others wait on a collective that will never come
+            time.sleep(0.05)
+        if any(p.poll() is None for p in procs):
+            _kill_group(procs[0].pid, procs)
+    except BaseException:
+        if procs:
+            _kill_group(procs[0].pid, procs)
+        raise
+    finally:
+        for log in logs:
+            log.close()
+    output = []
+    for rank in range(len(procs)):
+        with open(os.path.join(workdir, f"rank{rank}.log")) as f:
+            output += [f"[rank {rank}] {line}" if not line.startswith("[rank") else line
+                       for line in f.read().splitlines()]
+    codes = [p.returncode for p in procs]
+    code = None if timed_out else next((c for c in codes if c), 0)
+    return ChildResult(code, timed_out, "\n".join(output), time.monotonic() - start)

@@ -46,7 +46,6 @@ class Bench:
 
 def build_model(cfg: ToyConfig, max_tokens: int, device="cpu") -> tuple[ToyMoEModel, Traced]:
     model = ToyMoEModel(cfg).to(device)
-    model.reserve_outputs(max_tokens, device)
     model.set_moe(DenseMoE())  # tracing runs the graph once; keep that local and cheap
     return model, trace(model, model.inputs(PROBE_TOKENS, 0, device))
 
@@ -60,7 +59,7 @@ def build_bench(plan: VerifyPlan, cfg: ToyConfig = CPU_TOY, max_tokens: int = 64
     """Trace and split (and, unless deferred so that the plan can be printed first, probe)."""
     model, traced = build_model(cfg, max_tokens)
     model.set_moe(plan_moe(plan, cfg))
-    sg = split(traced, split_ops(plan), plan.name_matching)
+    sg = split(traced, split_ops(plan), plan.vllm_version)
     bench = Bench(plan, cfg, model, traced, sg, {}, max_tokens)
     if run_probe:
         probe_bench(bench)

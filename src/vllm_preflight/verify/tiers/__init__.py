@@ -1,5 +1,5 @@
 """The tiers: `cpu` (emulated graphs, gloo ranks), `gpu` (real CUDA graphs on one GPU),
-`multi-gpu` (torchrun, NCCL and real deep_ep). Each exposes `requirements()` (what it needs,
+`multi-gpu` (one process per GPU, NCCL and real deep_ep). Each exposes `requirements()` (what it needs,
 checked before anything runs: missing -> exit 3) and `run(plan, reporter) -> TierRun`."""
 from __future__ import annotations
 

@@ -1,20 +1,25 @@
-"""Tier multi-gpu: torchrun over 2, 4 or 8 GPUs, NCCL, real deep_ep (legacy Buffer, HT API) behind
-the MoE op, real CUDA graphs around it, every rank in lockstep under the watchdog (design note §4.5).
+"""Tier multi-gpu: one process per GPU (2, 4 or 8), NCCL, real deep_ep (legacy Buffer, HT API)
+behind the MoE op, real CUDA graphs around it, every rank in lockstep under the watchdog
+(design note §4.5).
 
-UNTESTED HERE: no multi-GPU node with DeepEP was available while this was written. The checks
-it runs are C1 (DeepEP dispatch/combine against the dense reference, receive counts against the
-all-reduced counts) and C2 (piecewise CUDA-graph replay == eager, addresses held, in lockstep).
+UNPROVEN ON HARDWARE: no multi-GPU node with DeepEP was available while this was written; CI runs
+this code with CUDA stand-ins only. Checks: C1 (DeepEP dispatch/combine against the dense
+reference, receive counts against the all-reduced counts; HT plans only) and C2 (piecewise
+CUDA-graph replay == eager, addresses held, in lockstep; for non-HT plans with the capturable
+MoE behind the op), plus the controls N0-N2 and N4 (capturing the host-syncing HT MoE on one GPU
+fails, in a child process; the emulated HT protocol, since real deep_ep needs all ranks).
 """
 from __future__ import annotations
 
 import dataclasses
 
+from vllm_preflight.verify import controls
 from vllm_preflight.verify.outcome import FAIL, Check
 from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import moe_name, plan_extra, skipped_runtime
 from vllm_preflight.verify.tiers.cpu import merge_rank_checks, run_ranks
-from vllm_preflight.verify.tiers.gpu import GPU_TOY, SIZE_LIMIT
+from vllm_preflight.verify.tiers.gpu import GPU_TOY, SIZE_LIMIT, _cuda_build
 from vllm_preflight.verify.workbench import build_bench, plan_moe, probe_bench, set_threads_for_toy, split_ops, \
     static_report
 
@@ -50,13 +55,14 @@ def requirements(options: dict | None = None) -> list[str]:
 
 
 def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
-    import torch
+    from vllm_preflight.verify.tiers.gpu import capture_fails_in_child, cuda_runtime
 
+    cuda, device = cuda_runtime()
     set_threads_for_toy()
     sizes, padded = toy_sizes(plan.capture_sizes, SIZE_LIMIT)
     bench = build_bench(plan, GPU_TOY, max_tokens=max(sizes), run_probe=False)
-    world = _world(options, torch.cuda.device_count())
-    out = TierRun(device=f"{world}x {torch.cuda.get_device_name(0)}", cuda=torch.version.cuda)
+    world = _world(options, cuda.device_count())
+    out = TierRun(device=f"{world}x {cuda.get_device_name(0)}", cuda=_cuda_build())
     out.plan_extra = plan_extra(bench, sizes, padded, "deep_ep (legacy Buffer, high-throughput)"
                                 if plan.ht else moe_name(plan_moe(plan, GPU_TOY)))
     reporter.pieces(plan, out.plan_extra)
@@ -65,33 +71,36 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
     for c in rep.checks:
         out.checks.append(c)
         reporter.check(c)
-    if not plan.ht:
-        c = Check("C1", "DeepEP across ranks", "skip", "this config does not use DeepEP high-throughput")
-        out.checks.append(c)
-        reporter.check(c)
-        return out
     if not plan.piecewise or rep.failed("piecewise"):
-        for c in skipped_runtime("piecewise", ["C1", "C2"]):
+        for c in skipped_runtime("piecewise", ["C1", "C2"] if plan.ht else ["C2"]):
             out.checks.append(c)
             reporter.check(c)
-        return out
-    job = {
-        "backend": "nccl", "moe": "deepep", "graphs": "cuda", "ids": ["C1", "C2"],
-        "toy": {f.name: getattr(GPU_TOY, f.name) for f in dataclasses.fields(GPU_TOY)} | {"dtype": "bfloat16"},
-        "moe_dtype": "bfloat16", "sizes": sizes, "splitting_ops": list(split_ops(plan)),
-        "name_matching": plan.name_matching, "protocol_steps": 5, "replay_steps": 12,
-        "collective_timeout_s": 300, "hang_rank": None,
-    }
-    reporter.step(f"torchrun: {world} ranks, NCCL, deep_ep, CUDA graphs")
-    ranks, child = run_ranks(job, world, DEADLINE_S)
-    if ranks is None:
-        why = "a rank hung (watchdog ended the run)" if child.timed_out else f"ranks exited with {child.returncode}"
-        checks = [Check("C2", f"{world} GPU ranks in lockstep", FAIL, why + ": " + child.tail(4).replace("\n", " | "))]
     else:
-        checks = merge_rank_checks(ranks, ["C1", "C2"], {
-            "C1": "deep_ep dispatch/combine == dense reference", "C2": "lockstep CUDA-graph replay == eager"}, "GPU")
-        out.ranks = ranks
-    for c in checks:
+        ids = ["C1", "C2"] if plan.ht else ["C2"]
+        job = {
+            "backend": "nccl", "moe": "deepep" if plan.ht else "dense", "graphs": "cuda", "ids": ids,
+            "protocol": plan.ht,
+            "toy": {f.name: getattr(GPU_TOY, f.name) for f in dataclasses.fields(GPU_TOY)} | {"dtype": "bfloat16"},
+            "moe_dtype": "bfloat16", "sizes": sizes, "splitting_ops": list(split_ops(plan)),
+            "release": plan.vllm_version, "protocol_steps": 5, "replay_steps": 12,
+            "collective_timeout_s": 300, "hang_rank": None,
+        }
+        reporter.step(f"{world} ranks, NCCL, {'deep_ep' if plan.ht else 'capturable MoE'}, CUDA graphs")
+        ranks, child = run_ranks(job, world, DEADLINE_S)
+        if ranks is None:
+            why = "a rank hung (watchdog ended the run)" if child.timed_out else f"ranks exited with {child.returncode}"
+            checks = [Check("C2", f"{world} GPU ranks in lockstep", FAIL,
+                            why + ": " + child.tail(4).replace("\n", " | "))]
+        else:
+            checks = merge_rank_checks(ranks, ids, {
+                "C1": "deep_ep dispatch/combine == dense reference", "C2": "lockstep CUDA-graph replay == eager"},
+                "GPU")
+            out.ranks = ranks
+        for c in checks:
+            out.checks.append(c)
+            reporter.check(c)
+    for c in [controls.comparator_self_test(bench.model.inputs(4, 99).to(device)),
+              controls.moe_not_split(bench), controls.host_read_in_captured_region(), capture_fails_in_child()]:
         out.checks.append(c)
         reporter.check(c)
     return out
