@@ -5,8 +5,10 @@ subschema per option) and `additionalProperties: false`; jsonschema reports the 
 `properties` option by option, in the schema's (sorted) key order, each error about one
 option's value alone. So when every key of the instance is one of the schema's properties,
 the errors of the whole instance are the errors of each `{key: value}` in sorted key order,
-and those depend only on (release schema, key, value): a matrix asks the same few values
-thousands of times. The findings are then made from the errors exactly as `validate_bound`
+and those depend only on (the property's schema, key, value): a matrix asks the same few
+values thousands of times, and most releases write a property the same way. Only the
+properties a command uses are generated (with `schema.generate`'s own functions), not the
+release's whole schema. The findings are then made from the errors exactly as `validate_bound`
 makes them (locations and wording per cell). Anything else (a key outside the properties)
 takes `validate_bound` itself. tests/matrix/test_exact.py checks both ways agree.
 """
@@ -15,9 +17,11 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from vllm_preflight.schema.generate import release_schema
+from vllm_preflight.schema.generate import (SCHEMA_DIALECT, compilation_config_schema, option_schema,
+                                            pass_config_schema)
 from vllm_preflight.schema.validate import _findings_for, build_instance, validate_bound
 
+_DEFS_FOR = {"compilation_config": "#/$defs/CompilationConfig"}
 _errors: dict[tuple, list] = {}
 
 
@@ -26,19 +30,49 @@ def _schema_name(release) -> str:
 
 
 @lru_cache(maxsize=None)
-def _key_validator(name: str, key: str):
-    from vllm_preflight.schema.engine import validator
+def _properties(name: str) -> dict:
+    """key -> option, as `release_schema` picks the option of each property (the last one whose
+    first long name is the key); aliases are not keys here (they take `validate_bound`)."""
+    from vllm_preflight.releases import get_release
 
-    full = release_schema(name)
-    mini = {"$schema": full["$schema"], "type": "object", "properties": {key: full["properties"][key]},
-            "$defs": full["$defs"]}
-    return validator(mini)
+    out: dict = {}
+    seen: set[int] = set()
+    for opt in get_release(name).options.options.values():
+        if id(opt) in seen or opt.kind == "help":
+            continue
+        seen.add(id(opt))
+        longs = [s for s in opt.strings if s.startswith("--") and not s.startswith("--no-")]
+        if longs:
+            out[longs[0][2:]] = opt
+    return out
+
+
+@lru_cache(maxsize=None)
+def _key_schema(name: str, key: str) -> str:
+    """The property's schema as `release_schema(name)` writes it (with the config $defs it refers
+    to), as canonical text: releases whose property reads the same share one validator."""
+    from vllm_preflight.releases import get_release, recorded_facts
+
+    opt = _properties(name)[key]
+    schema = {"$schema": SCHEMA_DIALECT, "type": "object", "properties": {key: option_schema(opt, _DEFS_FOR)}}
+    if opt.dest in _DEFS_FOR:
+        facts = recorded_facts(get_release(name).version)
+        schema["$defs"] = {"CompilationConfig": compilation_config_schema(facts),
+                           "PassConfig": pass_config_schema(facts)}
+    return json.dumps(schema)  # keyword order kept: jsonschema reports errors in it
+
+
+@lru_cache(maxsize=None)
+def _validator(schema_text: str):
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(json.loads(schema_text))
 
 
 def validate(bound, release) -> list:
     """Equal to `validate_bound(bound, release)`."""
     name = _schema_name(release)
-    props = release_schema(name)["properties"]
+    props = _properties(name)
     bound.release = release
     bound.release_label = getattr(release, "label", release.version)
     instance, entries, findings = build_instance(bound, release.options)
@@ -46,13 +80,14 @@ def validate(bound, release) -> list:
         return validate_bound(bound, release)
     for key in sorted(instance):  # the schema's properties are in sorted key order
         value = instance[key]
+        text = _key_schema(name, key)
         try:
-            memo = (name, key, json.dumps(value))  # key order kept: errors list extra keys in it
+            memo = (text, key, json.dumps(value))  # key order kept: errors list extra keys in it
         except (TypeError, ValueError):
             memo = None
         errors = _errors.get(memo) if memo is not None else None
         if errors is None:
-            errors = list(_key_validator(name, key).iter_errors({key: value}))
+            errors = list(_validator(text).iter_errors({key: value}))
             if memo is not None:
                 _errors[memo] = errors
         for err in errors:
