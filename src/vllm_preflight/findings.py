@@ -23,6 +23,7 @@ class Example:
     script: str
     options: tuple[str, ...] = ()
     file: str = "serve.sh"  # the example's file name (its format is detected from name and content)
+    extra: tuple[tuple[str, str], ...] = ()  # other files beside it: (name, text)
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,20 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          passes=Example("# vllm-preflight: ignore[VP108]\n"
                         "vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --max-model-len 8192")),
 )}
+
+
+def _with_docs() -> None:
+    """Fold the loader and schema rules' documentation (findings_docs.py) into the registry."""
+    from dataclasses import replace
+
+    from vllm_preflight.findings_docs import DOCS
+
+    for code, doc in DOCS.items():
+        if code in RULES and not RULES[code].why:
+            RULES[code] = replace(RULES[code], **doc)
+
+
+_with_docs()
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ def _check(tmp_path, example) -> list[dict]:
     """The example through the command line, as a user runs it (from the example's folder)."""
     path = tmp_path / example.file
     path.write_text(example.script + "\n")
+    for name, text in example.extra:
+        (tmp_path / name).write_text(text)
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
