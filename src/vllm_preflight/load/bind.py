@@ -18,6 +18,7 @@ outcome differs; nothing is guessed silently.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field, replace
 
 from vllm_preflight.findings import Finding
@@ -50,6 +51,23 @@ class Bound:
     _items: list = field(default_factory=list, repr=False)
     _flag_words: set = field(default_factory=set, repr=False)
     _binding: dict = field(default_factory=dict, repr=False)
+
+
+_PINNABLE = re.compile(r"(?:model\.)?[A-Za-z_][A-Za-z0-9_]*")
+
+
+def assume_hint(name: str, value: str = "VALUE") -> str | None:
+    """`--assume NAME=VALUE`, shell-quoted, for a name `--assume` pins (a shell or Kubernetes
+    variable, `model.FACT`); None for anything else, e.g. a command substitution's text, which
+    comes from the input and must never be printed as a shell word to paste."""
+    if not isinstance(name, str) or not _PINNABLE.fullmatch(name):
+        return None
+    return "--assume " + shlex.quote(f"{name}={value}")
+
+
+def pin_text(name: str, value: str = "VALUE") -> str:
+    hint = assume_hint(name, value)
+    return f"pin it with {hint}" if hint else "its value is only known when the deployment runs (--assume cannot pin it)"
 
 
 def _lookup(word: str, table):
@@ -161,9 +179,9 @@ def bind(dep: Deployment, release) -> Bound:
         else:
             how = f"`{sym.source}` stands for a number of at least 1"
         dests = ", ".join(sorted(fed.get(name, ())))
-        assumptions.append(Assumption(name, 1, f"not set in the input; {how} ({dests}); pin it with --assume {name}=VALUE"))
+        assumptions.append(Assumption(name, 1, f"not set in the input; {how} ({dests}); {pin_text(name)}"))
         findings.append(Finding("VP102", f"{name} has no value in the input; resolved with {name}=1, "
-                                         f"the least value {sym.source} allows; pin it with --assume {name}=VALUE",
+                                         f"the least value {sym.source} allows; {pin_text(name)}",
                                 first_loc.get(name) or sym.loc))
     for name, ch in sorted(choices.items()):
         if name in numeric or not ch:
@@ -171,7 +189,7 @@ def bind(dep: Deployment, release) -> Bound:
         assumptions.append(Assumption(name, ch[0], f"not set in the input; the first choice of "
                                                    f"{', '.join(sorted(fed.get(name, ())))}"))
         findings.append(Finding("VP102", f"{name} has no value in the input; resolved with {name}={ch[0]} "
-                                         f"(the first of its choices); pin it with --assume {name}=VALUE",
+                                         f"(the first of its choices); {pin_text(name)}",
                                 first_loc.get(name)))
     # 4. render
     out_words: list[Word] = []
@@ -181,7 +199,7 @@ def bind(dep: Deployment, release) -> Bound:
             assumptions.append(Assumption(sym.name, "", f"not set in the input; `{sym.source}` stands where flags "
                                                         f"go and is assumed to add none"))
             findings.append(Finding("VP111", f"{sym.name} has no value in the input and stands where flags go; "
-                                             f"assumed to add no flags (pin it with --assume {sym.name}='...')",
+                                             f"assumed to add no flags ({pin_text(sym.name, '...')})",
                                     sym.loc or loc))
             continue
         text = t if isinstance(t, str) else render(t.text, str_binding)

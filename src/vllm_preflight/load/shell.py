@@ -158,9 +158,13 @@ class Shell:
             self.assumptions: list[Assumption] = []
             self.findings: list[Finding] = []
             self.steps = [0]  # pieces expanded so far, over every nested shell (load.limits)
+            self.notes: list[Finding] = []  # what the script does that the tool does not follow
+            self.sourcing: set[str] = set()  # files being sourced (a loop is not followed)
         else:
             self.found, self.assumptions, self.findings = results.found, results.assumptions, results.findings
-            self.steps = results.steps
+            self.steps, self.notes, self.sourcing = results.steps, results.notes, results.sourcing
+        # bash's default IFS: `vllm${IFS}serve` is two words, as in the shell
+        self.vars.setdefault("IFS", lit(" \t\n"))
 
     # -------------------------------------------------------------- scripts
     def run_text(self, text: str, origin, *, fallback: Location | None = None) -> None:
@@ -170,11 +174,89 @@ class Shell:
         except ShellSyntaxError as e:
             raise ScriptError(e.message, origin.location(e.offset) or fallback) from None
         cmds = script.commands
+        fed: set[int] = set()  # commands whose stdin is a here-document run here
         for idx, cmd in enumerate(cmds):
+            if idx in fed:
+                continue
+            if cmd.heredoc is not None and self._heredoc(cmds, idx, text, origin, fed):
+                continue
             before = len(self.found)
             self.run_command(cmd, origin)
             if cmd.comment_after_continuation is not None and len(self.found) > before:
                 self._comment_finding(cmds, idx, origin)
+
+    def note(self, rule: str, message: str, loc: Location | None) -> None:
+        f = Finding(rule, message, loc)
+        if f not in self.notes:
+            self.notes.append(f)
+
+    def _heredoc(self, cmds: list[Command], idx: int, text: str, origin, fed: set[int]) -> bool:
+        """`bash <<EOF` / `cat <<EOF | sh`: the here-document is the script the shell runs. True
+        when it was run here; a body naming vLLM that goes to any other program is a VP122 note."""
+        cmd = cmds[idx]
+        start, end, quoted = cmd.heredoc
+        body = text[start:end]
+        if "vllm" not in body.lower():
+            return False
+        words = [w.literal() for w in cmd.words]
+        first = basename(words[0]) if words and words[0] else None
+        reader = None
+        if first in SHELLS and not any(w and w[:1] == "-" and "c" in w[1:] for w in words[1:]):
+            reader = idx
+        elif first == "cat" and cmd.separator == "|" and idx + 1 < len(cmds):
+            nxt = [w.literal() for w in cmds[idx + 1].words]
+            if nxt and nxt[0] and basename(nxt[0]) in SHELLS and len(nxt) == 1:
+                reader = idx + 1
+        loc = origin.location(cmd.start)
+        if reader is None or self.depth >= MAX_DEPTH:
+            self.note("VP122", f"a here-document naming vLLM is fed to `{first or '?'}`, which the tool does not "
+                               f"follow; a server it starts is not checked", loc)
+            return False
+        fed.add(reader)
+        # an unquoted delimiter: the body's $X expand in this shell first, so the child sees every variable
+        child = Shell(pins=self.pins, env=dict(self.vars) if not quoted else dict(self.exported_env()),
+                      depth=self.depth + 1, results=self,
+                      runtime={k: v for k, v in self.runtime.items() if k not in self.vars})
+        child.run_text(body, _Shifted(origin, start), fallback=loc)
+        return True
+
+    def _source(self, words: list[TWord], loc: Location | None) -> None:
+        """`source FILE` / `. FILE`: a relative FILE next to the script is read in this shell."""
+        if not words:
+            return
+        name = literal(words[0].text)
+        where = words[0].loc or loc
+        shown = source_of(words[0].text)
+        unknown = f"variables it sets are unknown here"
+        if name is None:
+            self.note("VP121", f"`source {shown}`: which file is not known until the deployment runs; {unknown}", where)
+            return
+        if os.path.isabs(name) or where is None or not where.file:
+            self.note("VP121", f"`source {shown}` reads a file on the machine that runs the deployment; {unknown}", where)
+            return
+        from vllm_preflight.errors import InputFailure
+        from vllm_preflight.load.source import read_source
+
+        path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(where.file)), name))
+        real = os.path.realpath(path)
+        if real in self.sourcing:
+            self.note("VP121", f"`source {shown}` sources a file already being read (a loop); not read again", where)
+            return
+        if self.depth >= MAX_DEPTH:
+            self.note("VP121", f"`source {shown}`: sourced files nest deeper than {MAX_DEPTH}; {unknown}", where)
+            return
+        try:
+            src = read_source(path)
+        except InputFailure as e:
+            self.note("VP121", f"`source {shown}`: {e.error.message} ({path}); {unknown}", where)
+            return
+        self.sourcing.add(real)
+        self.depth += 1
+        try:
+            self.run_text(src.text, src, fallback=where)
+        finally:
+            self.depth -= 1
+            self.sourcing.discard(real)
 
     def _comment_finding(self, cmds: list[Command], idx: int, origin) -> None:
         cmd = cmds[idx]
@@ -257,7 +339,10 @@ class Shell:
             except ValueError:
                 pass
             return
-        if first in ("source", ".", "cd", "exit", "return", "sleep", "wait", "trap", "ulimit", "umask"):
+        if first in ("source", "."):
+            self._source(words[1:], words[0].loc or loc)
+            return
+        if first in ("cd", "exit", "return", "sleep", "wait", "trap", "ulimit", "umask"):
             return
         if first is not None and basename(first) in NOT_SERVERS:
             return
@@ -353,11 +438,15 @@ class Shell:
                 joined.append(Lit(" "))
             joined.extend(w.text)
         origin = RelexOrigin(tuple(joined), loc)
+        before = len(self.found)
         self.depth += 1
         try:
             self.run_text(origin.flat, origin, fallback=loc)
         finally:
             self.depth -= 1
+        if len(self.found) == before and origin.syms:
+            shown = source_of(tuple(joined))
+            self.note("VP122", f"`eval {shown[:80]}` runs a value not known here; a server it starts is not checked", loc)
 
     def _shell_c(self, words: list[TWord], loc: Location | None) -> bool:
         """`bash [-opts] -c SCRIPT [ARG0 ARGS...]`: run SCRIPT in a child shell."""
@@ -737,6 +826,16 @@ def _too_complex(what: str, loc: Location | None):
 def _bounded_list(values: list, loc: Location | None) -> None:
     if len(values) > limits.MAX_VALUE_PIECES or sum(len(v) for v in values) > limits.MAX_VALUE_PIECES:
         _too_complex(f"an array grows past {limits.MAX_VALUE_PIECES} elements", loc)
+
+
+class _Shifted:
+    """Offsets in a part of a text (a here-document body) mapped back to the whole."""
+
+    def __init__(self, origin, base: int):
+        self.origin, self.base = origin, base
+
+    def location(self, offset: int) -> Location | None:
+        return self.origin.location(self.base + offset)
 
 
 class ScriptError(Exception):

@@ -29,17 +29,26 @@ def _sources(found: list[Found], path: str) -> list[str]:
 
 def servers_in(source: Source, variables: dict[str, str] | None, fmt: str) -> list[LoadedDeployment]:
     sh = Shell(pins=variables)
+    sh.sourcing.add(os.path.realpath(source.path))  # `source` of the script itself is a loop
     try:
         sh.run_text(source.text, source)
     except ScriptError as e:
         loc = e.loc
         fail(source.path, f"shell syntax error: {e.message}", loc.line if loc else None, loc.column if loc else None)
     base = os.path.dirname(os.path.abspath(source.path))
+    if not sh.found:
+        # a server the tool cannot follow (a here-document fed to ssh, eval of an unknown value)
+        # is said, not skipped silently
+        about = [n for n in sh.notes if "vLLM" in n.message or "vllm" in n.message]
+        if about:
+            loc = about[0].location
+            fail(source.path, f"no vLLM server the tool can follow: {about[0].message}",
+                 loc.line if loc else None, loc.column if loc else None)
     out = []
     for found, name in zip(sh.found, _sources(sh.found, source.path)):
         version = image_version(found.image) if found.image else None
         out.append(build(found, source=name, file=source.path, base_dir=base, fmt=fmt,
-                         assumptions=sh.assumptions, vllm_version=version,
+                         assumptions=sh.assumptions, findings=list(sh.notes), vllm_version=version,
                          version_source=f"image {found.image}" if version else None,
                          version_location=found.image_loc if version else None))
     return out

@@ -72,6 +72,7 @@ class Command:
     end: int
     separator: str = ""  # what ended it: "\n", ";", "&&", "||", "|", "&", ")", "" (end)
     comment_after_continuation: int | None = None  # offset of the `#` that ended it
+    heredoc: tuple[int, int, bool] | None = None  # (start, end, delimiter quoted) of a here-document on its line
 
 
 @dataclass
@@ -84,7 +85,8 @@ class _Lexer:
         self.t = text
         self.n = len(text)
         self.i = 0
-        self.heredocs: list[tuple[str, bool]] = []
+        self.heredocs: list[tuple[str, bool, bool]] = []
+        self.line_cmds: list[Command] = []  # commands of the current line (their here-documents follow it)
 
     # ------------------------------------------------------------------ top level
     def script(self) -> Script:
@@ -147,6 +149,7 @@ class _Lexer:
         if words:
             out.commands.append(Command(list(words), start if start is not None else words[0].start,
                                         words[-1].end, sep, comment))
+            self.line_cmds.append(out.commands[-1])
 
     def _redirection(self) -> None:
         m = _REDIR.match(self.t, self.i)
@@ -159,18 +162,25 @@ class _Lexer:
         target = self._word()
         if op.lstrip("0123456789") in ("<<", "<<-"):
             delim = "".join(p.text for p in target.parts)
-            self.heredocs.append((delim, op.endswith("-")))
+            self.heredocs.append((delim, op.endswith("-"), any(p.quoted for p in target.parts)))
 
     def _skip_heredocs(self) -> None:
+        cmds, self.line_cmds = self.line_cmds, []
         while self.heredocs:
-            delim, strip_tabs = self.heredocs.pop(0)
+            delim, strip_tabs, quoted = self.heredocs.pop(0)
+            body_start = body_end = self.i
             while self.i < self.n:
                 end = self.t.find("\n", self.i)
                 end = self.n if end < 0 else end
                 line = self.t[self.i:end]
-                self.i = min(end + 1, self.n)
                 if (line.lstrip("\t") if strip_tabs else line) == delim:
+                    self.i = min(end + 1, self.n)
                     break
+                self.i = min(end + 1, self.n)
+                body_end = self.i
+            for c in cmds:  # the body is the stdin of the line's commands (the shell interpreter decides whose)
+                if c.heredoc is None:
+                    c.heredoc = (body_start, body_end, quoted)
 
     # ---------------------------------------------------------------------- words
     def _word(self) -> Word:
