@@ -44,7 +44,6 @@ def test_a_row_is_exactly_a_check_result_for_the_cells_deployment():
         pr = c.target == "pr29558"
         res = check_deployment(cells.deployment_for(p, c), vllm_version=None if pr else c.target,
                                target="pr29558" if pr else "release")
-        cells._add_hazards(res)
         assert row == dict(res.to_json(), axes=dict(c.combo))
 
 

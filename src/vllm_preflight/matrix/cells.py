@@ -80,21 +80,9 @@ def check_cell(p: Plan, cell: Cell, settings: Settings, fast: bool = True) -> di
     res = check_deployment(deployment_for(p, cell), vllm_version=None if pr else cell.target,
                            target=PR29558 if pr else "release", gpu=settings.gpu, env=list(settings.env),
                            model_assume=dict(settings.model_assume), validate=validate if fast else None)
-    _add_hazards(res)
     row = res.to_json()
     row["axes"] = dict(cell.combo)
     return row
-
-
-def _add_hazards(res) -> None:
-    """The VP3xx findings, where check_deployment did not already add them."""
-    from vllm_preflight.hazards import hazard_findings
-
-    have = res.extra.setdefault("findings", [])
-    for f in hazard_findings(res):
-        j = f.to_json()
-        if j not in have:
-            have.append(j)
 
 
 # ------------------------------------------------------------------ processes

@@ -23,7 +23,7 @@ FORMATS = ("text", "markdown", "html", "csv", "json")
                    "(default: every release 0.11.0-0.33.0 and pr29558).")
 @click.option("--axes", "axes_text", metavar="A,B,...",
               help="Vary these settings (all2all, dp, ep, mode, cudagraph_mode, partition, fusion, model); "
-                   "default without an input: all2all,dp,ep,cudagraph_mode,model.")
+                   "default without an input: all2all,dp,ep,cudagraph_mode (on DeepSeek-V3).")
 @click.option("--where", "where", multiple=True, metavar="AXIS=V[,V]", help="Keep only these values of an axis.")
 @click.option("--vs", "vs", nargs=2, metavar="A B", help="Only what differs between two targets (e.g. 0.12.0 pr29558).")
 @click.option("--advise", is_flag=True, help="For rows with graphs off or hazardous: the single changes that "
