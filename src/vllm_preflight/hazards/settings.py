@@ -58,9 +58,11 @@ def all2all_unused(ctx: Context):
         return
     why = ("expert parallel is off" if not ep else "") + (" and " if not ep and dp <= 1 else "") + \
         ("data parallel is 1" if dp <= 1 else "")
+    effect = ("yet vLLM still turns CUDA graphs off for it (VP302)" if "deepep_ht.disable_cudagraphs"
+              in ctx.rules_fired() else "so it has no effect")
     yield ctx.finding("VP308", f"all2all backend {par['all2all_backend']} is set but {why}: vLLM uses all2all "
-                      "kernels for the MoE only with data parallel > 1 and --enable-expert-parallel, so it has "
-                      "no effect", "all2all_backend")
+                      f"kernels for the MoE only with data parallel > 1 and --enable-expert-parallel, {effect}",
+                      "all2all_backend")
 
 
 @hazard("VP309")
