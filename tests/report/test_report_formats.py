@@ -181,3 +181,15 @@ def test_machine_formats_do_not_import_rich():
         "print(sorted(m for m in sys.modules if m == 'rich' or m.startswith('rich.')))\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
+
+
+def test_large_json_reports_are_the_same_json_one_result_per_line():
+    from vllm_preflight.api import Report
+    from vllm_preflight.model import Resolution
+    from vllm_preflight.report.json_report import PRETTY_UP_TO, as_dict, render_json
+
+    report = Report(results=[Resolution(f"s{i}.sh", "release", "0.33.0", {"k": [i, "x\n"]}, None)
+                             for i in range(PRETTY_UP_TO + 1)], skipped=["a.sh"])
+    text = render_json(report)
+    assert json.loads(text) == as_dict(report)
+    assert len(text.splitlines()) == PRETTY_UP_TO + 1 + 6

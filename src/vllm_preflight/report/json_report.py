@@ -25,5 +25,20 @@ def as_dict(report, fail_on: str = "error", *, require_servers: bool = True) -> 
     return out
 
 
+PRETTY_UP_TO = 50  # results; larger reports put one result per line
+
+
 def render_json(report, fail_on: str = "error", *, require_servers: bool = True) -> str:
-    return json.dumps(as_dict(report, fail_on, require_servers=require_servers), indent=2)
+    doc = as_dict(report, fail_on, require_servers=require_servers)
+    if len(doc["results"]) <= PRETTY_UP_TO:
+        return json.dumps(doc, indent=2)
+    # json's C encoder runs only without `indent`; indenting a thousand results in pure Python
+    # costs more than checking them. Same JSON, one result per line.
+    parts = []
+    for key, value in doc.items():
+        if key == "results":
+            value = "[\n" + ",\n".join("  " + json.dumps(r) for r in value) + "\n]"
+        else:
+            value = json.dumps(value)
+        parts.append(f"{json.dumps(key)}: {value}")
+    return "{" + ",\n".join(parts) + "}"
