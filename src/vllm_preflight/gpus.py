@@ -1,7 +1,12 @@
-"""GPUs a deployment can name with --gpu: what vLLM would query from the hardware."""
+"""GPUs a deployment can name with --gpu: what vLLM would query from the hardware.
+
+The runtime stage (attention backend choice, FlashInfer TRTLLM kernels) depends on the exact
+compute capability: B300 (SM103) fails 0.12.0's exact-SM100 TRTLLM test where B200 passes, and
+consumer Blackwell (SM120) takes other priority lists. `--gpu-cc 9.0` names any other part.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -16,21 +21,55 @@ class Gpu:
     def is_sm100_family(self) -> bool:
         return self.capability[0] == 10
 
+    @property
+    def cc(self) -> int:
+        """vLLM's DeviceCapability.to_int(): 9.0 -> 90, 10.3 -> 103."""
+        return self.capability[0] * 10 + self.capability[1]
+
 
 GPUS = {g.name: g for g in (
     Gpu("H100", "NVIDIA H100 80GB HBM3", (9, 0), 79.6),
     Gpu("H200", "NVIDIA H200", (9, 0), 140.4),
+    Gpu("H20", "NVIDIA H20", (9, 0), 95.6),
     Gpu("B200", "NVIDIA B200", (10, 0), 178.4),
     Gpu("GB200", "NVIDIA GB200", (10, 0), 184.0),
+    Gpu("B300", "NVIDIA B300 SXM6 AC", (10, 3), 268.0),
+    Gpu("GB300", "NVIDIA GB300", (10, 3), 277.0),
     Gpu("A100", "NVIDIA A100-SXM4-80GB", (8, 0), 79.2),
+    Gpu("L40S", "NVIDIA L40S", (8, 9), 44.4),
+    Gpu("RTX4090", "NVIDIA GeForce RTX 4090", (8, 9), 23.5),
+    Gpu("RTX5090", "NVIDIA GeForce RTX 5090", (12, 0), 31.4),
+    Gpu("RTXPRO6000", "NVIDIA RTX PRO 6000 Blackwell Server Edition", (12, 0), 94.6),
+    Gpu("GB10", "NVIDIA GB10", (12, 1), 119.7, per_node=1),
 )}
 DEFAULT_GPU = "H200"
 
 
 def get_gpu(name: str) -> Gpu:
-    key = name.upper()
+    key = name.upper().replace(" ", "").replace("-", "")
     if key not in GPUS:
         from vllm_preflight.errors import UsageProblem
 
-        raise UsageProblem(f"unknown --gpu {name!r}; choose from {', '.join(GPUS)}")
+        raise UsageProblem(f"unknown --gpu {name!r}; choose from {', '.join(GPUS)} (or give --gpu-cc X.Y)")
     return GPUS[key]
+
+
+def parse_cc(text: str) -> tuple[int, int]:
+    """`--gpu-cc 9.0` / `10.3` / `12.0` -> (major, minor)."""
+    major, dot, minor = str(text).strip().partition(".")
+    if not (major.isdigit() and (not dot or minor.isdigit())) or not 7 <= int(major) <= 15 \
+            or (dot and len(minor) != 1):
+        from vllm_preflight.errors import UsageProblem
+
+        raise UsageProblem(f"--gpu-cc {text!r}: give a CUDA compute capability such as 9.0, 10.0, 10.3 or 12.0")
+    return int(major), int(minor or 0)
+
+
+def with_capability(gpu: Gpu, cc: str | None) -> Gpu:
+    """The GPU with its compute capability replaced (memory and count stay those of `gpu`)."""
+    if not cc:
+        return gpu
+    capability = parse_cc(cc)
+    if capability == gpu.capability:
+        return gpu
+    return replace(gpu, name=f"{gpu.name}@sm{capability[0]}{capability[1]}", capability=capability)
