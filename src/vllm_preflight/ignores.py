@@ -23,7 +23,6 @@ refuses, and the run still fails.
 """
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from dataclasses import dataclass, field
@@ -49,6 +48,8 @@ class Config:
             return True
         if not file or not self.per_file:
             return False
+        import fnmatch
+
         name = os.path.basename(file)
         rel = os.path.relpath(os.path.abspath(file), os.path.dirname(self.path)).replace(os.sep, "/")
         for pattern, codes in self.per_file:
@@ -98,7 +99,8 @@ def _from_yaml(path: str) -> Config:
 
 def _from_pyproject(path: str) -> Config | None:
     text = _read(path)
-    if "vllm-preflight" not in text:  # most pyproject.toml files: not parsed at all
+    # most pyproject.toml files (this project's own included) are not parsed at all
+    if not any(key in text for key in ("tool.vllm-preflight", 'tool."vllm-preflight"', "[tool]")):
         return None
     try:
         import tomllib
