@@ -142,14 +142,9 @@ def _visible(text: str) -> str:
 def _render(fmt: str, report, fail_on: str, verbose: bool, require: bool) -> None:
     """Write the report; machine formats import neither rich nor the text report."""
     if fmt == "text":
-        import inspect
-
         from vllm_preflight.report.text_report import render_text
 
-        if verbose and "verbose" in inspect.signature(render_text).parameters:
-            render_text(report, verbose=True)
-        else:
-            render_text(report)
+        render_text(report, verbose=verbose)
         return
     if fmt == "json":
         from vllm_preflight.report.json_report import render_json
