@@ -223,3 +223,15 @@ def test_refusal_on_some_releases_is_a_row_not_an_error(in_root):
     code, out = run(HT, "--vllm-version", "0.11.0..0.11.1", "--format", "json")
     assert code == 0
     assert [r["vllm_error"] is None for r in json.loads(out)["rows"]] == [False, True]
+
+
+def test_a_column_per_variable_the_outcome_depends_on(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_high_throughput "
+                      "-dp $DP --enable-expert-parallel\n")
+    code, out = run(str(script), "--vllm-version", "0.13.0..0.14.0", "--format", "markdown")
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.startswith("| release"))
+    assert "depends on DP" in header
+    row = next(line for line in out.splitlines() if line.startswith("| 0.13.0–0.14.0"))
+    assert row.split("|")[header.split("|").index(" depends on DP ")].strip() == "yes"

@@ -80,7 +80,9 @@ def why(row: dict, limit: int = 70) -> str:
     """The one reason a reader needs on the line: vLLM's error, the rule that turned graphs off,
     or the hazard's name."""
     if row.get("vllm_error"):
-        msg = ((row["vllm_error"].get("message") or "").splitlines() or [""])[0]
+        lines = [x.strip() for x in (row["vllm_error"].get("message") or "").splitlines() if x.strip()]
+        # pydantic's first line only counts errors ("1 validation error for VllmConfig"): the next says which
+        msg = lines[1] if len(lines) > 1 and "validation error" in lines[0] else (lines or [""])[0]
         return msg if len(msg) <= limit else msg[:limit - 1] + "…"
     cc = (row.get("resolved") or {}).get("compilation_config") or {}
     if cc.get("cudagraph_mode") == "NONE":
