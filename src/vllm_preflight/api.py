@@ -5,6 +5,7 @@ Used by the CLI and by other commands (verify, matrix) that need resolved settin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from vllm_preflight.errors import InputError, InputFailure, UsageProblem
 from vllm_preflight.model import Deployment, Resolution
@@ -182,8 +183,21 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     return result
 
 
-def _pr_design(d: Deployment, **how) -> dict:
-    """What the PR #29558 design gives the same deployment, for the report's side-by-side block."""
+def _pr_design(d: Deployment, *, gpu=None, env=(), model_assume=None) -> dict:
+    """What the PR #29558 design gives the same deployment, for the report's side-by-side block.
+    Shared between results of the same deployment and settings (a matrix asks it once per release)."""
+    try:
+        return _pr_design_shared(d, gpu, tuple(env), tuple(sorted((model_assume or {}).items())))
+    except TypeError:  # an unhashable input: computed afresh
+        return _pr_design_fresh(d, gpu=gpu, env=env, model_assume=model_assume)
+
+
+@lru_cache(maxsize=256)
+def _pr_design_shared(d: Deployment, gpu, env: tuple, assume: tuple) -> dict:
+    return _pr_design_fresh(d, gpu=gpu, env=list(env), model_assume=dict(assume))
+
+
+def _pr_design_fresh(d: Deployment, **how) -> dict:
     other = check_deployment(d, target=PR29558, **how)
     cc = (other.resolved or {}).get("compilation_config") or {}
     return {"vllm_version": other.vllm_version, "cudagraph_mode": cc.get("cudagraph_mode"),
