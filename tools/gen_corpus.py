@@ -313,13 +313,207 @@ MIN_AXES = {"model:moe": 40, "model:dense": 20, "model:pooling": 10, "model:enco
             **{f"cudagraph_mode:{m}": 10 for m in CG_MODES}, "error": 10, "spec_decode": 5}
 
 
+# --------------------------------------------------------------- refusal families
+# Issue 9: what vLLM refuses (or changes) beyond the compilation path, one family per axis.
+# Each family draws the spellings it exercises from a pool (valid and invalid alike) so
+# that the recorded answer, not our reading of vLLM, says which are refused.
+SPEC = "--speculative-config"
+KVT = "--kv-transfer-config"
+
+
+def _bool_negatives(v: tuple) -> list[list[str]]:
+    flags = ["--no-enable-prefix-caching", "--no-enforce-eager", "--no-enable-expert-parallel",
+             "--no-enable-dbo", "--no-disable-custom-all-reduce", "--no-enable-chunked-prefill",
+             "--no-disable-cascade-attn", "--no-trust-remote-code", "--no-enable-eplb",
+             "--no-async-scheduling", "--no-disable-log-stats", "--no-skip-tokenizer-init",
+             "--no-enable-lora", "--no-disable-sliding-window", "--no-use-tqdm-on-load",
+             "--no-enable-sleep-mode", "--no-no-enable-prefix-caching", "--no-disable-chunked-mm-input",
+             "--no-fully-sharded-loras", "--no-enable-return-routed-experts", "--no-kv-sharing-fast-prefill",
+             "--no-calculate-kv-scales", "--no-enable-log-requests"]
+    return [[f] for f in flags]
+
+
+def _enum_values(v: tuple) -> list[list[str]]:
+    out = [["--dtype", d] for d in ("bfloat16", "half", "float16", "auto", "bf16", "BFLOAT16", "fp8")]
+    out += [["--kv-cache-dtype", d] for d in ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "int8", "FP8")]
+    out += [["--runner", r] for r in ("auto", "generate", "pooling", "draft", "embed")]
+    out += [["--load-format", f] for f in ("dummy", "auto", "safetensors", "bogus")]
+    out += [["--distributed-executor-backend", b] for b in ("mp", "ray", "uni", "external_launcher", "torchrun")]
+    out += [["--optimization-level", o] for o in ("0", "3", "4", "O2", "-1")]
+    out += [["-O", o] for o in ("O3", "o1", "3", "4")]
+    out += [["--data-parallel-backend", b] for b in ("mp", "ray", "nccl")]
+    out += [["--performance-mode", m] for m in ("balanced", "throughput", "interactivity", "latency")]
+    out += [["--structured-outputs-config.backend", b] for b in ("auto", "xgrammar", "outlines", "bogus")]
+    out += [["--tokenizer-mode", m] for m in ("auto", "slow", "mistral", "custom", "fast")]
+    return out
+
+
+def _custom_ops(v: tuple) -> list[dict]:
+    pools = [["+rms_norm", "-rms_norm"], ["-rms_norm", "+rms_norm"], ["all", "none"], ["none", "all"],
+             ["+quant_fp8", "-quant_fp8"], ["all", "-rms_norm"], ["none", "+rms_norm", "+silu_and_mul"],
+             ["+rms_norm", "+rms_norm"], ["-silu_and_mul", "-silu_and_mul"], ["all", "all"], ["none", "none"],
+             ["rms_norm"], ["+"], ["+rms_norm", "none", "-quant_fp8"], ["all", "+rms_norm"], []]
+    return [{"custom_ops": p} for p in pools]
+
+
+def _pass_flags(v: tuple) -> list[dict]:
+    names = ["fuse_norm_quant", "fuse_act_quant", "fuse_attn_quant", "eliminate_noops", "enable_sp",
+             "fuse_gemm_comms", "fuse_allreduce_rms", "enable_qk_norm_rope_fusion", "fuse_act_padding",
+             "fuse_rope_kvcache", "fuse_rocm_aiter_rmsnorm_quant", "enable_noop", "enable_fusion",
+             "enable_attn_fusion", "fuse_mla_dual_rms_norm", "enable_rope_kvcache_fusion"]
+    out = [{"pass_config": {n: True}} for n in names]
+    out += [{"pass_config": {n: False}} for n in names[:8]]
+    return out
+
+
+def _speculative(v: tuple) -> list[dict]:
+    return [
+        {"method": "ngram", "num_speculative_tokens": 3},
+        {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4},
+        {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_min": 2},
+        {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_min": 5, "prompt_lookup_max": 2},
+        {"method": "ngram", "num_speculative_tokens": 0, "prompt_lookup_max": 4},
+        {"method": "ngram", "num_speculative_tokens": -1, "prompt_lookup_max": 4},
+        {"method": "ngram"},
+        {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3, "disable_by_batch_size": 1},
+        {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3, "disable_by_batch_size": 4},
+        {"model": "ngram", "num_speculative_tokens": 2},
+        {"method": "[ngram]", "num_speculative_tokens": 2},
+        {"method": "NGRAM", "num_speculative_tokens": 2},
+        {"method": "bogus", "num_speculative_tokens": 2},
+        {"method": "eagle", "num_speculative_tokens": 2},
+        {"method": "draft_model", "num_speculative_tokens": 2},
+        {"num_speculative_tokens": 2},
+        {"method": "ngram", "num_speculative_tokens": 2, "unknown_key": 1},
+        {"method": "suffix", "num_speculative_tokens": 2},
+        {"method": "ngram", "num_speculative_tokens": "2", "prompt_lookup_max": 3},
+        {"method": "ngram", "num_speculative_tokens": 1.0, "prompt_lookup_max": 3},
+        {"method": "ngram", "num_speculative_tokens": 8, "prompt_lookup_max": 3, "prompt_lookup_min": 1},
+        {"method": "ngram_gpu", "num_speculative_tokens": 2},
+        {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3, "draft_tensor_parallel_size": 2},
+    ]
+
+
+def _kv_transfer(v: tuple) -> list[dict]:
+    out = []
+    for conn in ("NixlConnector", "LMCacheConnectorV1", "P2pNcclConnector", "SharedStorageConnector",
+                 "ExampleConnector", "OffloadingConnector", "MooncakeConnector", "BogusConnector", "nixl"):
+        for role in ("kv_both", "kv_producer", "kv_consumer"):
+            out.append({"kv_connector": conn, "kv_role": role})
+    out += [{"kv_connector": "NixlConnector"}, {"kv_connector": "NixlConnector", "kv_role": "kv_bogus"},
+            {"kv_connector": "NixlConnector", "kv_role": "KV_BOTH"}, {"kv_role": "kv_both"},
+            {"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_buffer_device": "cpu"},
+            {"kv_connector": "NixlConnector", "kv_role": "kv_both", "unknown_key": 1},
+            {"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_parallel_size": 2}, {}]
+    return out
+
+
+def _model_parallel(v: tuple) -> list[tuple[str, list[str]]]:
+    dense, moe = "llama-dense", "mixtral-moe"
+    out = [(dense, ["-tp", "3"]), (moe, ["-tp", "3"]), (dense, ["-tp", "4"]), (dense, ["-tp", "2"]),
+           (dense, ["--enable-expert-parallel"]), (dense, ["--enable-expert-parallel", "-dp", "2"]),
+           ("llama-classify", ["--enable-expert-parallel"]), (moe, ["--enable-expert-parallel"]),
+           ("qwen3-moe", ["--enable-expert-parallel", "-tp", "2"]), ("deepseek-v3-moe", ["--enable-expert-parallel"]),
+           (dense, ["-dp", "0"]), (dense, ["-dp", "-1"]), (dense, ["-tp", "0"]),
+           (dense, ["--decode-context-parallel-size", "2"]), (dense, ["-tp", "2", "--decode-context-parallel-size", "2"]),
+           (dense, ["-tp", "4", "--decode-context-parallel-size", "2"]),
+           (dense, ["-tp", "4", "--decode-context-parallel-size", "3"]),
+           ("deepseek-v3-moe", ["-tp", "2", "--decode-context-parallel-size", "2"]),
+           (dense, ["-pp", "2"]), (dense, ["-pp", "2", "--async-scheduling"]), (moe, ["-pp", "2", "--async-scheduling"]),
+           (dense, ["--async-scheduling"]), (dense, ["-pp", "2", "-tp", "2"]),
+           (moe, ["-dp", "2", "-tp", "2", "--enable-expert-parallel", "--enable-eplb"]),
+           (dense, ["--enable-eplb"]), (moe, ["--enable-eplb"]),
+           (moe, ["-dp", "2", "--data-parallel-size-local", "4"]), (dense, ["--max-num-seqs", "0"]),
+           (dense, ["--max-num-batched-tokens", "16", "--max-num-seqs", "32"]),
+           (dense, ["--max-model-len", "512", "--max-num-batched-tokens", "256", "--no-enable-chunked-prefill"])]
+    if v >= (0, 14):
+        out += [(dense, ["-ep"]), (moe, ["-ep", "-dp", "2"])]
+    return out
+
+
+def _env_all2all(v: tuple) -> list[tuple[dict, list[str]]]:
+    vals = ["deepep_high_throughput", "DEEPEP_HIGH_THROUGHPUT", "DeepEP_HT", "deepep", "pplx", "naive",
+            "allgather_reducescatter", "deepep_low_latency", "flashinfer_all2allv", "mori", "nixl_ep", ""]
+    out = []
+    for val in vals:
+        out.append(({"VLLM_ALL2ALL_BACKEND": val}, ["-dp", "2", "--enable-expert-parallel"]))
+        if v >= (0, 11, 1):
+            out.append(({"VLLM_ALL2ALL_BACKEND": val}, ["-dp", "2", "--enable-expert-parallel",
+                                                        "--all2all-backend", "deepep_low_latency"]))
+    if v >= (0, 11, 1):
+        for val in ("DEEPEP_HIGH_THROUGHPUT", "DeepEP_High_Throughput", "deepep", "ht"):
+            out.append(({}, ["-dp", "2", "--enable-expert-parallel", "--all2all-backend", val]))
+    return out
+
+
+FAMILIES = ("parser_negative", "enum_values", "custom_ops", "pass_flags", "speculative", "kv_transfer",
+            "model_parallel", "env_all2all", "duplicate_keys")
+FAMILY_MIN = 25  # quota: cases per family in every release's corpus
+
+
+def family_cases(version: str, n: int = 520, seed: int = 29558) -> list[dict]:
+    """The refusal-family corpus: every pool entry once, then seeded repeats with a second
+    setting mixed in (O-level, TP, cudagraph mode) until `n` cases."""
+    g = Gen(version, seed)
+    r, v = g.r, g.v
+    base: list[tuple[str, str, list[str], dict]] = []  # (family, model, argv tail, env)
+    for words in _bool_negatives(v):
+        base.append(("parser_negative", "mixtral-moe", words, {}))
+    for words in _enum_values(v):
+        base.append(("enum_values", "llama-dense", words, {}))
+    for cc in _custom_ops(v) + _pass_flags(v):
+        fam = "custom_ops" if "custom_ops" in cc else "pass_flags"
+        base.append((fam, "llama-dense", [g.cc_flag() if v >= (0, 12) else "--compilation-config", json.dumps(cc)], {}))
+    for spec in _speculative(v):
+        base.append(("speculative", "llama-dense", [SPEC, json.dumps(spec)], {}))
+    for kv in _kv_transfer(v):
+        base.append(("kv_transfer", "llama-dense", [KVT, json.dumps(kv)], {}))
+    for model, words in _model_parallel(v):
+        base.append(("model_parallel", model, words, {}))
+    for env, words in _env_all2all(v):
+        base.append(("env_all2all", "mixtral-moe", words, env))
+    if v >= (0, 12):
+        dup = [["-cc.mode=3", "-cc.mode=0"], ["-cc.cudagraph_mode=FULL", "-cc.cudagraph_mode=PIECEWISE"],
+               ["-cc.pass_config.fuse_attn_quant=true", "-cc.pass_config.fuse_attn_quant=false"],
+               ["-cc", '{"mode": 3}', "-cc.mode=0"], ["-cc.mode=0", "-cc", '{"mode": 3}'],
+               ["-cc.custom_ops+=+rms_norm", "-cc.custom_ops+=-rms_norm"],
+               ["-cc.custom_ops+=+rms_norm", "-cc.custom_ops+=+silu_and_mul"],
+               ["-cc.cudagraph_capture_sizes=[1,2]", "-cc.cudagraph_capture_sizes=[4,8]"],
+               ["-O3", "-O0"], ["-O", "3", "--optimization-level", "1"]]
+        for words in dup:
+            base.append(("duplicate_keys", "llama-dense", words, {}))
+    extras = [[], ["-O0"], ["-O3"], ["-tp", "2"], ["--enforce-eager"],
+              ["-cc", json.dumps({"cudagraph_mode": "PIECEWISE"})] if v >= (0, 12) else []]
+    cases = []
+    for i in range(max(n, len(base))):
+        if i < len(base):
+            fam, model, words, env = base[i]
+        else:  # repeats go round the families, so each meets its quota
+            fams = sorted({b[0] for b in base})
+            fam, model, words, env = r.choice([b for b in base if b[0] == fams[i % len(fams)]])
+        extra = [] if i < len(base) else r.choice(extras)
+        if extra[:1] == ["-cc"] and any(w.startswith("-cc") or w == "--compilation-config" for w in words):
+            extra = []
+        argv = ["vllm", "serve", "{models}/" + model] + list(words) + list(extra)
+        cases.append({"id": f"{version}-f{i:04d}", "argv": argv, "env": dict(env), "model": model,
+                      "gpu": "H200", "axes": [f"family:{fam}"] + ([f"extra:{' '.join(extra)}"] if extra else [])})
+    return cases
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("version")
     ap.add_argument("--n", type=int, default=360)
     ap.add_argument("--seed", type=int, default=29558)
     ap.add_argument("-o", "--output")
+    ap.add_argument("--families", action="store_true", help="the refusal-family corpus (issue 9)")
     a = ap.parse_args()
+    if a.families:
+        cases = family_cases(a.version, max(a.n, 520), a.seed)
+        out = open(a.output, "w") if a.output else sys.stdout
+        for c in cases:
+            out.write(json.dumps(c) + "\n")
+        return 0
     cases = generate(a.version, a.n, a.seed)
     counts = axis_counts(cases)
     short = {k: (counts.get(k, 0), v) for k, v in MIN_AXES.items() if counts.get(k, 0) < v}

@@ -1,6 +1,7 @@
 """Copy recorded goldens into the repo (tests/golden/data), dropping what the tests derive.
 
     python tools/promote_goldens.py RAW_DIR [VERSION ...]
+    python tools/promote_goldens.py --families RAW_DIR [VERSION ...]   # -> tests/golden/data/families
 
 The tests compute the expected values from the oracle's raw answer (tests/golden/compare.py),
 so the copy keeps the case and the raw answer only.
@@ -26,9 +27,13 @@ def environment_breakdown(golden: dict) -> bool:
 
 
 def main() -> None:
-    raw_dir = Path(sys.argv[1])
-    names = sys.argv[2:] or [p.stem for p in sorted(raw_dir.glob("*.jsonl"))]
-    DATA.mkdir(parents=True, exist_ok=True)
+    args = sys.argv[1:]
+    into = DATA
+    if args[:1] == ["--families"]:
+        args, into = args[1:], DATA / "families"
+    raw_dir = Path(args[0])
+    names = args[1:] or [p.stem for p in sorted(raw_dir.glob("*.jsonl"))]
+    into.mkdir(parents=True, exist_ok=True)
     for name in names:
         out = []
         left_out = 0
@@ -39,8 +44,10 @@ def main() -> None:
                 continue
             g.pop("expected", None)
             g["oracle"].pop("torch_version", None)
-            out.append(json.dumps(g, sort_keys=True, separators=(",", ":")))
-        (DATA / f"{name}.jsonl").write_text("\n".join(out) + "\n")
+            line = json.dumps(g, sort_keys=True, separators=(",", ":"))
+            # the recording machine's fixture folder, as the case's argv spells it
+            out.append(line.replace(str(ROOT / "tests" / "fixtures" / "models"), "{models}"))
+        (into / f"{name}.jsonl").write_text("\n".join(out) + "\n")
         print(f"{name}: {len(out)} cases" + (f" ({left_out} left out: tokenizer breaks in the "
                                                 "recording environment)" if left_out else ""))
 

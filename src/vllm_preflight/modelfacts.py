@@ -25,6 +25,7 @@ class ModelFacts:
     hidden_size: int = 4096
     quantized: bool = False
     num_attention_heads: int = 0  # 0: not known (TP divisibility is then not checked)
+    num_key_value_heads: int = 0  # 0: not known (decode context parallel limits not checked)
 
 
 # Hub ids we know without fetching anything: the config.json keys the resolver reads, kept
@@ -96,6 +97,8 @@ def facts_from_config(cfg: dict) -> ModelFacts:
         quantized=bool(quant),
         num_attention_heads=int(text_cfg.get("num_attention_heads")
                                 or text_cfg.get("decoder_attention_heads") or 0),
+        # HF's default: as many KV heads as attention heads
+        num_key_value_heads=int(text_cfg.get("num_key_value_heads") or text_cfg.get("num_attention_heads") or 0),
     )
 
 

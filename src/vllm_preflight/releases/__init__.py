@@ -108,15 +108,30 @@ def _option_rows(version: str) -> dict:
     return rows
 
 
+def _hidden_negatives(strings, kind: str, const) -> list[str]:
+    """Where a release pairs `--enable-x` with `--disable-x` (its EnableDisableAction), the
+    `--no-enable-x` / `--no-disable-x` spellings argparse's BooleanOptionalAction adds stay
+    registered but leave the help, which the tables were read from (recorded on 0.33.0)."""
+    if kind != "boolopt" or not const:
+        return []
+    if not any(n.startswith(("--enable-", "--disable-")) for n in const):
+        return []
+    return ["--no-" + s[2:] for s in strings
+            if s.startswith("--") and not s.startswith("--no-") and s not in const]
+
+
 @lru_cache(maxsize=None)
 def option_table(version: str) -> OptionTable:
     recorded = _options_data()
     rows = _option_rows(version if version in recorded else _nearest_recorded(version, recorded))
     options: dict[str, Option] = {}
     for strings, dest, nargs, kind, conv, choices, const, *rest in rows.values():
+        hidden = _hidden_negatives(strings, kind, const)
+        if hidden:
+            const = list(const) + hidden
         opt = Option(tuple(strings), dest, nargs, kind, conv,
                      tuple(choices) if choices is not None else None, const, bool(rest and rest[0]))
-        for s in strings:
+        for s in list(strings) + hidden:
             options[s] = opt
     longs = tuple(sorted(s for s in options if s.startswith("--")))
     return OptionTable(options, longs, {o.dest: o for o in options.values()})

@@ -85,6 +85,8 @@ CHANGES: list[tuple[str, dict]] = [
         # parser
         "o_flag": "compilation_level", "dotted_human_readable_int": False, "warn_duplicate_flags": False,
         "serve_model_flag": "error",
+        # engine args: EngineArgs._check_feature_supported refuses draft-model speculation
+        "draft_model_not_implemented": True,
         # compilation config
         "mode_field": "level", "mode_accepts_names": False, "has_level_alias": False,
         "config_extra": "ignore", "cudagraph_mode_bad_name_error": "KeyError",
@@ -271,6 +273,11 @@ CHANGES: list[tuple[str, dict]] = [
         "v2_runner_default": True,
     }),
     ("0.33.0", {
+        # recorded on 0.33.0 (not checked on 0.14.0-0.32.0): conflicting custom_ops refused;
+        # draft-model speculation no longer refused up front
+        "custom_ops_conflicts": True, "draft_model_not_implemented": False,
+        "kv_connector_checked_in_config": True, "executor_backend_qualname": True,
+        "parallel_field_bounds": True, "async_pp_v1_runner_only": True,
         "dbo_message": ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, "
                         "nixl_ep all2all backends on this platform. {backend} is not supported. To fix use one "
                         "of --all2all-backend=deepep_low_latency, --all2all-backend=deepep_high_throughput, "

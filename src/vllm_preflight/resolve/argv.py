@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from vllm_preflight.releases import Release
-from vllm_preflight.resolve import compilation_config
+from vllm_preflight.resolve import compilation_config, config_checks
 from vllm_preflight.resolve.state import Refusal
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -332,6 +332,11 @@ def parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
                         compilation_config.build(v, release, state)
                     except compilation_config.ConfigInvalid as e:
                         raise compilation_config.refusal_from(e, via_cli=True) from None
+                elif action.dest in ("kv_transfer_config", "structured_outputs_config") and isinstance(v, dict):
+                    problem = (config_checks.kv_transfer_problem(v, state) if action.dest == "kv_transfer_config"
+                               else config_checks.structured_outputs_problem(v, state))
+                    if problem:
+                        raise _arg_error(f"argument {action.display}: {problem}")
                 converted.append(v)
             if action.nargs in (None,):
                 value = converted[0]

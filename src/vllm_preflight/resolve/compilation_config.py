@@ -137,7 +137,20 @@ def _pass_config(raw: Any, release, state: State) -> dict:
         for fields_on, message in warnings:
             if any(out.get(f) for f in fields_on):
                 state.log("warning", message, once=True)
+    # PassConfig.__post_init__ switches ROCm-only passes off on CUDA (wherever the field exists)
+    for field_name, message in ROCM_ONLY_PASSES:
+        if out.get(field_name) and field_name in release.facts["pass_config_fields"]:
+            state.log("warning", message, once=True)
+            out[field_name] = False
     return out
+
+
+ROCM_ONLY_PASSES = (  # (PassConfig field, vLLM's warning), in PassConfig.__post_init__'s order (0.33.0)
+    ("fuse_act_padding", "Padding fusion enabled but the current platform is not ROCm. The fusion will be disabled."),
+    ("fuse_mla_dual_rms_norm", "MLA dual RMS norm fusion requires ROCm/AITER. The fusion will be disabled."),
+    ("fuse_rope_kvcache", "KV cache fusion currently only enabled on ROCm. The fusion will be disabled."),
+    ("fuse_qk_norm_rope_kvcache", "QK-Norm+RoPE+KVCache fusion requires ROCm with AITER. The fusion will be disabled."),
+)
 
 
 def _field(key: str, value: Any, release) -> Any:
@@ -222,6 +235,17 @@ def _post_init(release, state: State) -> None:
         if cc["mode"] is None:
             cc["mode"] = cc["level"]
     ops = cc["custom_ops"]
+    if release.rules.get("custom_ops_conflicts", False):  # 0.33.0: syntax, one base mode, no +x with -x
+        for op in ops:
+            if op not in ("all", "none") and (len(op) < 2 or op[0] not in "+-"):
+                raise ConfigInvalid(f"Invalid syntax '{op}' for custom op, must be 'all', 'none', "
+                                    "'+op' or '-op' (where 'op' is the registered op name)")
+        if sum(op in ("all", "none") for op in ops) > 1:
+            raise ConfigInvalid("custom_ops can contain only one base mode: 'all' or 'none'")
+        both = sorted({op[1:] for op in ops if op[:1] == "+"} & {op[1:] for op in ops if op[:1] == "-"})
+        if both:
+            raise ConfigInvalid("custom_ops cannot both enable and disable the same operation(s): "
+                                f"{', '.join(both)}. Remove either the '+' or '-' directive")
     if ops.count("none") + ops.count("all") > 1:
         raise ConfigInvalid("Can only specify 'none' or 'all'", "ValidationError")
     if state.pass_config.get("enable_qk_norm_rope_fusion"):

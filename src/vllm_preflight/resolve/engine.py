@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve import compilation_config
+from vllm_preflight.resolve import compilation_config, config_checks
 from vllm_preflight.resolve.argv import ParsedArgs
 from vllm_preflight.resolve.state import Refusal, State
 
@@ -23,13 +23,13 @@ def model_name(args: ParsedArgs) -> str:
 
 
 def _optimization_level(text: Any) -> int:
-    """OptimizationLevel accepts 0..3 (and the names O0..O3)."""
+    """OptimizationLevel (an IntEnum field) accepts 0..3, as numbers or numeric text; the
+    names "O2" are refused (recorded on 0.12.0 and 0.33.0; `-O2` is rewritten by the parser
+    before it gets here)."""
     if isinstance(text, int):
         value = text
     else:
         s = str(text).strip()
-        if s.upper().startswith("O") and s[1:].isdigit():
-            s = s[1:]
         try:
             value = int(s)
         except ValueError:
@@ -54,6 +54,7 @@ def all2all_backend(state: State, flag_value: str | None) -> str | None:
         if flag_value is not None:
             return flag_value
         if env_value is not None:
+            config_checks.all2all_env_value(state, env_value)
             state.log("warning", "VLLM_ALL2ALL_BACKEND environment variable is deprecated and will be "
                       "removed in a future release. Please use the --all2all-backend command-line "
                       "argument instead.", once=True)
@@ -61,6 +62,7 @@ def all2all_backend(state: State, flag_value: str | None) -> str | None:
         return default
     if source == "override":  # 0.14.x-0.15.x
         if env_value is not None:
+            config_checks.all2all_env_value(state, env_value)
             state.log("warning", release.all2all_env_override_warning, once=True)
             return env_value
         return flag_value or default
@@ -128,8 +130,16 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         "disable_cascade_attn": bool(v.get("disable_cascade_attn", False)),
         "performance_mode": v.get("performance_mode"),
     })
-    # --- parallel config
+    # --- parallel config (create_engine_config asserts tp % dcp first)
+    state.parallel.update({"tensor_parallel_size": v.get("tensor_parallel_size", 1) or 1,
+                           "decode_context_parallel_size": v.get("decode_context_parallel_size", 1) or 1})
+    config_checks.feature_checks(state, v)
+    config_checks.dcp_divides_tp(state)
+    config_checks.dp_backend_check(state, v)
+    config_checks.cache_dtype_check(state, v)
     build_parallel_config(state, v)
+    config_checks.parallel_checks(state, v)
+    config_checks.executor_backend_check(state, v, state.assumptions)
     # --- scheduler defaults (usage context: the OpenAI API server)
     big = state.gpu.memory_gib >= 70 and "a100" not in state.gpu.device_name.lower()
     chunked = v.get("enable_chunked_prefill")
@@ -163,6 +173,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     if isinstance(spec, str):
         spec = json.loads(spec)
     if isinstance(spec, dict):
+        config_checks.speculative_checks(state, spec, facts, state.assumptions)
         state.num_speculative_tokens = int(spec.get("num_speculative_tokens") or 0)
         state.speculative_method = spec.get("method")
     # --- optimization level
@@ -172,6 +183,10 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     if not state.cc:  # no --compilation-config given: its defaults
         compilation_config.build(None, release, state)
     _merge_capture_flags(v, state)
+    # --- the first checks of VllmConfig.__post_init__
+    config_checks.model_parallel_checks(state, facts, v)
+    config_checks.async_scheduling_checks(state, v)
+    config_checks.kv_connector_check(state, v)
 
 
 def _verify_scheduler(mnbt: int, mns: int, max_model_len: int, chunked: bool) -> None:

@@ -1,0 +1,302 @@
+"""Config checks outside the compilation path that make vLLM refuse to start (issue 9).
+
+Ported from reading vLLM's `EngineArgs.create_engine_config`, `ParallelConfig`,
+`SpeculativeConfig` and `VllmConfig.__post_init__` (docs/config-path-map.md lists each with
+its source line). They run in vLLM's order: the decode-context-parallel assertion before
+the parallel config; ParallelConfig's own checks; the speculative config; then the first
+checks of `VllmConfig.__post_init__` (model x parallel, async scheduling).
+
+Value sets that change between releases (speculative methods, KV roles, numeric bounds)
+are data, `releases/data/refusals.json`, recorded from the releases installed for the
+goldens; on a release without a record those value checks are skipped and said so.
+"""
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+
+from vllm_preflight.model import Assumption
+from vllm_preflight.resolve.state import Refusal, State
+
+
+@lru_cache(maxsize=1)
+def _all_facts() -> dict:
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "releases", "data", "refusals.json")
+    with open(path) as f:
+        return json.load(f)
+
+
+def value_facts(state: State) -> dict | None:
+    """The recorded value sets of this release (None when it has no record)."""
+    return _all_facts().get(state.release.version)
+
+
+def _pyd(cls: str, message: str, kind: str = "Value error") -> Refusal:
+    return Refusal("ValidationError", f"1 validation error for {cls}\n  {kind}, {message}")
+
+
+def _field(cls: str, field: str, message: str) -> Refusal:
+    return Refusal("ValidationError", f"1 validation error for {cls}\n{field}\n  {message}")
+
+
+# ------------------------------------------------------------------ the parser
+def kv_transfer_problem(kv: dict, state: State) -> str | None:
+    """`--kv-transfer-config` is validated by its argparse type (pydantic): the role is a
+    literal; a connector needs a role. The connector name itself is resolved only when the
+    engine starts (not a config-time refusal)."""
+    rec = value_facts(state)
+    roles = tuple(rec["kv_roles"]) if rec else ("kv_producer", "kv_both", "kv_consumer")
+    role = kv.get("kv_role")
+    cls = "1 validation error for KVTransferConfig"
+    if role is not None and role not in roles:
+        shown = ", ".join(f"'{r}'" for r in roles[:-1]) + f" or '{roles[-1]}'"
+        return f"{cls}\nkv_role\n  Input should be {shown} [type=literal_error, input_value={role!r}, input_type=str]"
+    if rec and rec.get("kv_extra") == "forbid":
+        extra = [k for k in kv if k not in rec["kv_fields"]]
+        if extra:
+            return (f"{cls}\n{extra[0]}\n  Unexpected keyword argument [type=unexpected_keyword_argument, "
+                    f"input_value={kv[extra[0]]!r}]")
+    if kv.get("kv_connector") is not None and role is None:
+        return (f"{cls}\n  Value error, Please specify kv_role when kv_connector is set, supported roles are "
+                f"{roles} [type=value_error, input_value={kv!r}, input_type=dict]")
+    return None
+
+
+def feature_checks(state: State, values: dict) -> None:
+    """EngineArgs._check_feature_supported, right after the model config is built."""
+    spec = values.get("speculative_config")
+    if isinstance(spec, str):
+        try:
+            spec = json.loads(spec)
+        except ValueError:
+            return
+    if isinstance(spec, dict) and spec.get("method") == "draft_model" \
+            and state.release.rules.get("draft_model_not_implemented", False):
+        raise Refusal("NotImplementedError", "Draft model speculative decoding is not supported yet. Please "
+                                             "consider using other speculative decoding methods such as ngram, "
+                                             "medusa, eagle, or mtp.")
+
+
+# ------------------------------------------------------------ create_engine_config
+def dcp_divides_tp(state: State) -> None:
+    """A bare assert in create_engine_config (not inside a pydantic config)."""
+    tp = state.parallel["tensor_parallel_size"]
+    dcp = state.parallel["decode_context_parallel_size"]
+    if dcp and tp % dcp != 0 and not state.release.rules.get("parallel_field_bounds", False):
+        raise Refusal("AssertionError", f"tp_size={tp} must be divisible bydcp_size={dcp}.")
+
+
+def all2all_env_value(state: State, value: str) -> str:
+    """VLLM_ALL2ALL_BACKEND is read through vLLM's choice-checked env reader wherever the
+    release reads it; an unknown value (case-sensitive, empty included) is a ValueError
+    inside ParallelConfig.__post_init__."""
+    choices = state.release.facts.get("all2all_backends") or []
+    if choices and value not in choices:
+        raise _pyd("ParallelConfig", f"Invalid value '{value}' for VLLM_ALL2ALL_BACKEND. "
+                                     f"Valid options: {list(choices)}.")
+    return value
+
+
+def dp_backend_check(state: State, values: dict) -> None:
+    """Without --data-parallel-address, a backend other than ray must be mp (a bare assert)."""
+    backend = values.get("data_parallel_backend", "mp")
+    if values.get("data_parallel_address") is None and backend not in ("ray", "mp"):
+        raise Refusal("AssertionError", str(("data_parallel_backend can only be ray or mp, got %s", backend)))
+
+
+def parallel_checks(state: State, values: dict) -> None:
+    """ParallelConfig.__post_init__ and its model validator."""
+    par = state.parallel
+    dp = par["data_parallel_size"]
+    dp_local = values.get("data_parallel_size_local")
+    if dp_local is None:
+        dp_local = dp
+    if state.release.rules.get("parallel_field_bounds", False):
+        # 0.33.0: sizes are `ge=1` fields, and the tp % dcp rule moved into ParallelConfig
+        bad = [(name, values.get(name)) for name in ("tensor_parallel_size", "pipeline_parallel_size",
+                                                     "data_parallel_size")
+               if isinstance(values.get(name), int) and values[name] < 1]
+        if bad and bad[0][0] == "data_parallel_size" and values.get("data_parallel_size_local") is None:
+            bad.append(("data_parallel_size_local", bad[0][1]))
+        if bad:
+            n = len(bad)
+            lines = "\n".join(f"{k}\n  Input should be greater than or equal to 1 [type=greater_than_equal, "
+                              f"input_value={v}, input_type=int]" for k, v in bad)
+            raise Refusal("ValidationError", f"{n} validation error{'s' if n > 1 else ''} for ParallelConfig\n{lines}")
+        tp, dcp = par["tensor_parallel_size"], par["decode_context_parallel_size"]
+        if dcp and tp % dcp != 0:
+            raise _pyd("ParallelConfig", f"tp_size={tp} must be divisible by dcp_size={dcp}.")
+    if (dp > 1 or dp_local == 0) and not 0 <= (values.get("data_parallel_rank") or 0) < dp:
+        raise _pyd("ParallelConfig", f"data_parallel_rank ({values.get('data_parallel_rank') or 0}) "
+                                     f"must be in the range [0, {dp})")
+    if dp_local > dp and dp > 1:
+        raise _pyd("ParallelConfig", f"data_parallel_size_local ({dp_local}) must be <= data_parallel_size ({dp})")
+    if values.get("enable_eplb"):
+        if not par["enable_expert_parallel"]:
+            raise _pyd("ParallelConfig", "enable_expert_parallel must be True to use EPLB.")
+        if par["tensor_parallel_size"] * dp <= 1:
+            raise _pyd("ParallelConfig", "EPLB requires tensor_parallel_size or data_parallel_size to be greater "
+                                         f"than 1, but got TP={par['tensor_parallel_size']},DP={dp}.")
+
+
+# ------------------------------------------------------------------ speculative
+def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assumption]) -> None:
+    """SpeculativeConfig: field constraints first (pydantic), then __post_init__, then
+    `_verify_args`. Draft-model methods need the draft model's own config, which is not
+    read: those are stated as assumptions, not checked."""
+    rec = value_facts(state)
+    cls = "SpeculativeConfig"
+    method = spec.get("method")
+    if rec is not None:
+        if method is not None and method not in rec["spec_methods"]:
+            shown = ", ".join(f"'{m}'" for m in rec["spec_methods"][:-1]) + f" or '{rec['spec_methods'][-1]}'"
+            raise _field(cls, "method", f"Input should be {shown} [type=literal_error, input_value={method!r}]")
+        for name, bound in rec["spec_bounds"].items():
+            v = spec.get(name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                continue
+            if "gt" in bound and not v > bound["gt"]:
+                raise _field(cls, name, f"Input should be greater than {bound['gt']}")
+            if "ge" in bound and not v >= bound["ge"]:
+                raise _field(cls, name, f"Input should be greater than or equal to {bound['ge']}")
+        if rec.get("spec_extra") == "forbid":
+            known = set(rec.get("spec_fields") or ())
+            extra = [k for k in spec if known and k not in known]
+            if extra:
+                raise _field(cls, extra[0], f"Unexpected keyword argument [type=unexpected_keyword_argument, "
+                                            f"input_value={spec[extra[0]]!r}]")
+        if method in rec["mtp_methods"] and method != "mtp":
+            method = "mtp"
+    elif method is not None:
+        assumptions.append(Assumption("speculative_config.method", method,
+                                      f"not checked: vLLM {state.release.version}'s list of speculative methods "
+                                      f"is not recorded"))
+    model = spec.get("model")
+    n = spec.get("num_speculative_tokens")
+    if model is None and n is not None:
+        if method == "mtp":
+            model = "(target)"
+        elif method in ("ngram", "[ngram]", "suffix", "ngram_gpu"):
+            model = method
+        else:
+            raise _pyd(cls, "num_speculative_tokens was provided but without speculative model.")
+    if method is None and model in ("ngram", "[ngram]"):
+        method = "ngram"
+    if method in ("ngram", "[ngram]"):
+        lo, hi = spec.get("prompt_lookup_min"), spec.get("prompt_lookup_max")
+        lo = hi if lo is None else lo
+        hi = lo if hi is None else hi
+        if lo is not None and hi is not None and lo > hi:
+            raise _pyd(cls, f"prompt_lookup_min={lo} must be <= prompt_lookup_max={hi}")
+    elif method == "suffix":
+        assumptions.append(Assumption("node.arctic_inference", False,
+                                      "suffix decoding imports the optional arctic-inference package; taken as "
+                                      "not installed (vLLM then refuses with ImportError)"))
+        raise Refusal("ImportError", "Arctic Inference is required for suffix decoding. "
+                                     "Install via `pip install arctic-inference==0.1.1`.")
+    elif model is not None:
+        assumptions.append(Assumption("speculative_config.model", model,
+                                      "not checked: the draft model's config is not read"))
+    if n is None:
+        raise _pyd(cls, "num_speculative_tokens must be provided with speculative model unless the draft "
+                        "model config contains an n_predict parameter.")
+
+
+# ------------------------------------------------------------ VllmConfig.__post_init__
+def model_parallel_checks(state: State, facts, values: dict) -> None:
+    """ModelConfig.verify_with_parallel_config, the first step of VllmConfig.__post_init__."""
+    par = state.parallel
+    tp = par["tensor_parallel_size"]
+    if values.get("tensor_parallel_size") == 0:  # `heads % 0` (before 0.33.0's field bound)
+        raise Refusal("ZeroDivisionError", "integer modulo by zero")
+    heads = getattr(facts, "num_attention_heads", 0)
+    if heads and tp and heads % tp != 0:
+        raise _pyd("VllmConfig", f"Total number of attention heads ({heads}) must be divisible by tensor "
+                                 f"parallel size ({tp}).")
+    if par["enable_expert_parallel"] and not facts.is_moe:
+        raise _pyd("VllmConfig", "Number of experts in the model must be greater than 0 when expert "
+                                 "parallelism is enabled.")
+    dcp = par["decode_context_parallel_size"]
+    kv = getattr(facts, "num_key_value_heads", 0)
+    if dcp > 1 and not facts.is_mla and kv:
+        if not tp > kv:
+            raise _pyd("VllmConfig", f"tensor parallel size {tp} must be greater than total num kv heads {kv} "
+                                     f"when enable decode context parallel for GQA/MQA", "Assertion failed")
+        if dcp > tp // kv:
+            raise _pyd("VllmConfig", f"decode context parallel size must less than or equal to (tensor parallel "
+                                     f"size {tp} // total num kv heads {kv}) = {tp // kv}, but got {dcp}",
+                       "Assertion failed")
+
+
+def async_scheduling_checks(state: State, values: dict) -> None:
+    """Async scheduling asked for explicitly: hard failures in VllmConfig.__post_init__."""
+    if not values.get("async_scheduling"):
+        return
+    if state.parallel["pipeline_parallel_size"] > 1:
+        if state.release.rules.get("async_pp_v1_runner_only", False):
+            from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner
+
+            if not _uses_v2_runner(state):  # 0.33.0: only the V1 model runner lacks it
+                raise _pyd("VllmConfig", "Async scheduling is not supported by the V1 model runner with "
+                                         "pipeline parallelism.")
+            return
+        raise _pyd("VllmConfig", "Async scheduling is not yet compatible with pipeline_parallel_size > 1.")
+
+
+def kv_connector_check(state: State, values: dict) -> None:
+    """0.33.0: VllmConfig.__post_init__ looks the connector class up (recorded on 0.33.0; on
+    0.12.0-0.13.0 an unknown name passes config and fails when the engine starts)."""
+    kv = values.get("kv_transfer_config")
+    if isinstance(kv, str):
+        try:
+            kv = json.loads(kv)
+        except ValueError:
+            return
+    if not isinstance(kv, dict) or not state.release.rules.get("kv_connector_checked_in_config", False):
+        return
+    rec = value_facts(state)
+    name = kv.get("kv_connector")
+    if name is None:
+        raise _pyd("VllmConfig", "Connector name is not set in KVTransferConfig")
+    if kv.get("kv_connector_module_path"):
+        return  # an external module: not importable here
+    if rec and rec.get("kv_connectors") and name not in rec["kv_connectors"]:
+        raise _pyd("VllmConfig", f"Unsupported connector type: {name}")
+
+
+def cache_dtype_check(state: State, values: dict) -> None:
+    """From 0.33.0 --kv-cache-dtype has no argparse choices; CacheConfig validates it."""
+    rec = value_facts(state)
+    dtype = values.get("kv_cache_dtype")
+    if dtype is None or not rec or not rec.get("kv_cache_dtypes"):
+        return
+    if dtype not in rec["kv_cache_dtypes"]:
+        raise _field("CacheConfig", "cache_dtype", f"Value error, Invalid kv_cache_dtype: {dtype!r}. "
+                                                   f"Valid values are: {rec['kv_cache_dtypes']}")
+
+
+def structured_outputs_problem(so: dict, state: State) -> str | None:
+    rec = value_facts(state)
+    backend = so.get("backend")
+    if backend is None or not rec or backend in rec["structured_outputs_backends"]:
+        return None
+    b = rec["structured_outputs_backends"]
+    shown = ", ".join(f"'{x}'" for x in b[:-1]) + f" or '{b[-1]}'"
+    return (f"1 validation error for StructuredOutputsConfig\nbackend\n  Input should be {shown} "
+            f"[type=literal_error, input_value={backend!r}, input_type=str]")
+
+
+def executor_backend_check(state: State, values: dict, assumptions: list[Assumption]) -> None:
+    """--distributed-executor-backend: `ray` needs the ray package, which vLLM 0.33.0 no longer
+    installs; from 0.33.0 any other name is taken as a `module.Class` path."""
+    backend = values.get("distributed_executor_backend")
+    if backend is None or not state.release.rules.get("executor_backend_qualname", False):
+        return
+    if backend == "ray":
+        assumptions.append(Assumption("node.ray", False, "ray is not a dependency of this vLLM release; taken as "
+                                                         "not installed (vLLM then refuses the ray backend)"))
+        raise _pyd("ParallelConfig", "Failed to import Ray: No module named 'ray'.Please install Ray with "
+                                     "`pip install ray`.")
+    if backend not in ("mp", "uni", "external_launcher") and "." not in backend:
+        raise _pyd("VllmConfig", "not enough values to unpack (expected 2, got 1)")
