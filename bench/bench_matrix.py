@@ -102,7 +102,7 @@ def main() -> None:
              cold(exe + ["matrix"], max(1, min(a.runs, 2))), 5.0)
     fast, plain = in_process()
     print(f"cells/s in one process: matrix path {fast:7.0f}, plain check_deployment {plain:7.0f} "
-          f"({fast / plain:.2f}x; identical rows: tests/matrix/test_exact.py)")
+          f"({fast / plain:.2f}x; identical rows: tests/matrix/test_matrix_exact.py)")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ over every release and pr29558, what an upgrade changes, and the advice — all 
     python tools/gen_matrix_doc.py            # rewrite the files
     python tools/gen_matrix_doc.py --check    # exit 1 when they are stale
 
-tests/matrix/test_docs.py fails when the committed files differ from what this prints.
+tests/matrix/test_matrix_docs.py fails when the committed files differ from what this prints.
 The screenshot docs/matrix.png is of docs/matrix.html in headless Chromium:
     chromium --headless --no-sandbox --hide-scrollbars --window-size=1400,900 \
         --screenshot=docs/matrix.png docs/matrix.html

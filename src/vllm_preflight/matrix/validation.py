@@ -10,7 +10,7 @@ values thousands of times, and most releases write a property the same way. Only
 properties a command uses are generated (with `schema.generate`'s own functions), not the
 release's whole schema. The findings are then made from the errors exactly as `validate_bound`
 makes them (locations and wording per cell). Anything else (a key outside the properties)
-takes `validate_bound` itself. tests/matrix/test_exact.py checks both ways agree.
+takes `validate_bound` itself. tests/matrix/test_matrix_exact.py checks both ways agree.
 """
 from __future__ import annotations
 
