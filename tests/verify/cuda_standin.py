@@ -1,0 +1,128 @@
+"""A CUDA stand-in for CPU torch, so that the gpu and multi-gpu tiers' code runs in CI.
+
+`FakeCuda` offers the slice of `torch.cuda` verify calls. Its graph records, while capturing,
+every aten op that runs (entering the toy's custom ops, whose kernels a real graph records
+too) and replays them against the very tensors they used at capture, writing into the outputs
+they produced then: what a CUDA graph does with addresses. Reading a device value on the host
+while capturing raises, as CUDA does. `recording=False` gives a graph that replays nothing, the
+stand-in for a broken capture (a check that reads it must fail).
+"""
+from __future__ import annotations
+
+import contextlib
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode, _pop_mode, _push_mode
+from torch.utils._pytree import tree_leaves, tree_map
+
+from vllm_preflight.verify.replay import alias
+
+from vllm_preflight.verify.probe import DYNAMIC, HOST_READS, run_entered, toy_op_name
+
+_ALLOCATIONS = {"aten.empty", "aten.empty_like", "aten.new_empty", "aten.empty_strided"}
+
+
+class FakeGraph:
+    def __init__(self):
+        self.ops: list[tuple] = []
+        self.recording = True
+
+    def replay(self):
+        for func, args, kwargs, out in self.ops:
+            fresh = func(*args, **kwargs)
+            for static, new in zip(tree_leaves(out), tree_leaves(fresh)):
+                if isinstance(static, torch.Tensor) and static.data_ptr() != new.data_ptr():
+                    static.copy_(new)
+
+
+class _Capture(TorchDispatchMode):
+    def __init__(self, graph: FakeGraph):
+        super().__init__()
+        self.graph = graph
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if toy_op_name(func) is not None:
+            return run_entered(self, func, args, kwargs)
+        name = str(func.overloadpacket)
+        out = func(*args, **(kwargs or {}))
+        if name in HOST_READS or name in DYNAMIC:
+            raise RuntimeError("CUDA error: operation not permitted when stream is capturing (stand-in)")
+        if self.graph.recording and name not in _ALLOCATIONS:
+            # a graph holds addresses, not tensors: aliases over the same memory, so that the
+            # (emulated) caching allocator may hand a freed input block out again
+            self.graph.ops.append((func, tree_map(alias, args), tree_map(alias, kwargs or {}), out))
+        return out
+
+
+class _Event:
+    def __init__(self, enable_timing=False):
+        self.t = 0.0
+
+    def record(self):
+        import time
+
+        self.t = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, other):
+        return (other.t - self.t) * 1e3
+
+
+class FakeCuda:
+    def __init__(self, recording: bool = True, devices: int = 1):
+        self.recording = recording
+        self.devices = devices
+        self.capturing: FakeGraph | None = None
+        self.Event = _Event
+
+    def CUDAGraph(self):  # noqa: N802 - the torch.cuda name
+        g = FakeGraph()
+        g.recording = self.recording
+        return g
+
+    def graph_pool_handle(self):
+        return (0, 7)
+
+    @contextlib.contextmanager
+    def graph(self, g, pool=None, stream=None):
+        """The capture sits *below* every Python dispatch mode already active (a hook such as
+        N4's sees each op first, as it would before a real kernel runs)."""
+        above = [_pop_mode() for _ in range(torch._C._len_torch_dispatch_stack())]
+        _push_mode(_Capture(g))
+        for mode in reversed(above):
+            _push_mode(mode)
+        self.capturing = g
+        try:
+            yield g
+        finally:
+            self.capturing = None
+            above = [_pop_mode() for _ in range(torch._C._len_torch_dispatch_stack())]
+            above.pop()  # the capture mode, lowest
+            for mode in reversed(above):
+                _push_mode(mode)
+
+    def is_current_stream_capturing(self):
+        return self.capturing is not None
+
+    def current_stream(self):
+        return None
+
+    def Stream(self, device=None):  # noqa: N802
+        return None
+
+    def stream(self, s):
+        return contextlib.nullcontext()
+
+    def synchronize(self):
+        pass
+
+    def memory_snapshot(self):
+        return [{"segment_pool_id": (0, 7), "total_size": 2 << 20}, {"segment_pool_id": (0, 0), "total_size": 1 << 20}]
+
+    def get_device_name(self, device=None):
+        return "CUDA stand-in (CPU)"
+
+    def device_count(self):
+        return self.devices

@@ -1,0 +1,157 @@
+"""The gpu and multi-gpu tiers' code, run on CPU with a CUDA stand-in (tests/verify/cuda_standin.py),
+so that a typo in cudagraphs.py, tiers/gpu.py, gpu_child.py, tiers/multi_gpu.py or moe/deepep.py
+fails CI. This proves the orchestration, not CUDA: the gpu tier is unproven on hardware."""
+from __future__ import annotations
+
+import functools
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cuda_standin import FakeCuda  # noqa: E402
+
+from vllm_preflight.verify import gpu_child, timing  # noqa: E402
+from vllm_preflight.verify.plan import plan_from_resolved  # noqa: E402
+from vllm_preflight.verify.render import Reporter  # noqa: E402
+from vllm_preflight.verify.tiers import gpu, multi_gpu  # noqa: E402
+from vllm_preflight.verify.toy import ToyConfig  # noqa: E402
+
+SMALL = ToyConfig(hidden=32, ffn=32, experts=4, top_k=2, layers=2)
+
+
+@pytest.fixture
+def standin(monkeypatch, torch_threads):
+    def install(recording=True, devices=1):
+        fake = FakeCuda(recording=recording, devices=devices)
+        cpu = torch.device("cpu")
+        monkeypatch.setattr(gpu, "cuda_runtime", lambda: (fake, cpu))
+        monkeypatch.setattr(gpu, "GPU_TOY", SMALL)
+        monkeypatch.setattr(multi_gpu, "GPU_TOY", SMALL)
+        monkeypatch.setattr(timing, "time_forward", functools.partial(timing.time_forward, warmup=1, iters=3))
+        # N4's child, in this process: the same capture, with the stand-in
+        monkeypatch.setattr(gpu, "capture_fails_in_child",
+                            lambda: gpu.n4_check(gpu_child.capture_report(fake, cpu)))
+        return fake
+    return install
+
+
+def _run(tier, rd, **kw):
+    plan = plan_from_resolved(rd.resolved(sizes=[1, 2, 4], **kw), "0.12.0")
+    return tier.run(plan, Reporter(quiet=True), {})
+
+
+def _status(run, cid, dtype=None):
+    return [c.status for c in run.checks if c.id == cid and (dtype is None or c.metrics.get("dtype") == dtype)]
+
+
+def test_gpu_tier_runs_with_the_standin_and_every_control_is_caught(standin, rd):
+    standin()
+    run = _run(gpu, rd)
+    assert _status(run, "G1") == ["pass", "pass"] and _status(run, "G2") == ["pass", "pass"]
+    g1 = next(c for c in run.checks if c.id == "G1")
+    assert g1.metrics["address_mismatches"] == 0 and g1.metrics["relies_on_allocator_reuse"]
+    assert {c.id: c.status for c in run.checks if c.id.startswith("N")} == {
+        "N0": "expected-fail-observed", "N1": "expected-fail-observed", "N2": "expected-fail-observed",
+        "N3": "expected-fail-observed", "N4": "expected-fail-observed"}
+    n4 = next(c for c in run.checks if c.id == "N4")
+    assert "inside moe_forward" in n4.detail
+    rows = run.timings
+    assert [r["size"] for r in rows] == [1, 2, 4] and all(r["pool_bytes"] == 2 << 20 for r in rows)
+    assert all(r["capture_s"] > 0 for r in rows)
+
+
+def test_a_graph_that_replays_nothing_fails_g1(standin, rd):
+    standin(recording=False)
+    run = _run(gpu, rd)
+    assert set(_status(run, "G1")) == {"fail"}
+
+
+def test_n4_needs_a_host_read_under_capture_not_an_error_text():
+    assert gpu.n4_check({"raised": True, "error": "RuntimeError: operation not permitted when stream is capturing",
+                         "host_syncs_under_capture": []}).status == "fail"
+    ok = gpu.n4_check({"raised": True, "error": "RuntimeError: x",
+                       "host_syncs_under_capture": [{"op": "aten._local_scalar_dense", "in": "moe_forward"}]})
+    assert ok.status == "expected-fail-observed" and "inside moe_forward" in ok.detail
+
+
+def test_multi_gpu_tier_runs_checks_and_controls_for_a_capturable_plan(standin, rd, monkeypatch):
+    """Non-HT plans get run-time checks too (C2 with the capturable MoE behind the op), and the
+    tier runs N0-N2 and N4. The ranks' launch is exercised by the cpu tier's gloo run; here the
+    job the tier would send them is checked and their answer stands in."""
+    standin(devices=2)
+    sent = {}
+
+    def ranks(job, world, deadline):
+        sent.update(job, world=world)
+        answer = {"id": "C2", "status": "pass", "detail": "stand-in", "metrics": {}}
+        return [{"rank": r, "checks": [answer], "error": None} for r in range(world)], None
+
+    monkeypatch.setattr(multi_gpu, "run_ranks", ranks)
+    run = _run(multi_gpu, rd, backend="deepep_low_latency", cudagraph_mode="PIECEWISE")
+    assert sent["moe"] == "dense" and sent["ids"] == ["C2"] and not sent["protocol"] and sent["world"] == 2
+    assert _status(run, "C2") == ["pass"] and len(run.ranks) == 2
+    assert {c.id for c in run.checks if c.status == "expected-fail-observed"} == {"N0", "N1", "N2", "N4"}
+    assert run.device == "2x CUDA stand-in (CPU)"
+
+
+def test_a_rank_behind_a_capturable_plan_runs_the_dense_moe():
+    from vllm_preflight.verify.dist_worker import _moe_impl
+    from vllm_preflight.verify.moe.experts import DenseMoE
+
+    assert isinstance(_moe_impl({"moe": "dense"}, None, {}), DenseMoE)
+
+
+class _FakeBuffer:
+    """deep_ep's legacy Buffer for one rank: every token is received, ids are already local."""
+
+    num_sms = 20
+
+    def __init__(self, group, num_nvl_bytes=0, num_rdma_bytes=0, low_latency_mode=False, num_qps_per_rank=24,
+                 explicitly_destroy=False):
+        self.group_size, self.rank, self.nvl = 1, 0, num_nvl_bytes
+        self.destroyed = False
+
+    @staticmethod
+    def get_dispatch_config(n):
+        return types.SimpleNamespace(get_nvl_buffer_size_hint=lambda hidden_bytes, ranks: 1 << 20)
+
+    get_combine_config = get_dispatch_config
+
+    def get_dispatch_layout(self, topk_idx, num_experts):
+        from vllm_preflight.verify.moe.ht import get_layout
+
+        lay = get_layout(topk_idx, num_experts, 1)
+        return lay.num_tokens_per_rank, None, lay.num_tokens_per_expert, lay.is_token_in_rank, None
+
+    def dispatch(self, x, num_tokens_per_rank, num_tokens_per_rdma_rank, is_token_in_rank, num_tokens_per_expert,
+                 topk_idx, topk_weights, async_finish=False):
+        return x, topk_idx, topk_weights, num_tokens_per_expert.tolist(), "handle", None
+
+    def combine(self, x, handle):
+        return x, None, None
+
+    def destroy(self):
+        self.destroyed = True
+
+
+def test_deepep_moe_calls_the_legacy_buffer_in_vllms_order(monkeypatch, torch_threads):
+    from vllm_preflight.verify.moe import deepep
+    from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
+
+    monkeypatch.setitem(sys.modules, "deep_ep", types.SimpleNamespace(Buffer=_FakeBuffer))
+    buf = deepep.make_buffer(None, SMALL, 1)
+    assert buf.nvl == 1 << 20
+    g = torch.Generator().manual_seed(3)
+    experts = Experts(32, 32, 4, False, g)
+    x = torch.randn(5, 32, generator=g)
+    idx, w = route(torch.randn(5, 4, generator=g), 2)
+    got = deepep.DeepEPMoE(buf)(x, idx, w, experts)
+    want = dense_moe(x.to(torch.bfloat16).float(), idx, w, experts)
+    assert torch.allclose(got, want, atol=5e-2) and got.shape == (5, 32)
+    buf.destroy()
+    assert buf.destroyed
