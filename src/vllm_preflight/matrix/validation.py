@@ -29,22 +29,15 @@ def _schema_name(release) -> str:
     return release.label if release.target == "pr29558" else release.version
 
 
-@lru_cache(maxsize=None)
-def _properties(name: str) -> dict:
-    """key -> option, as `release_schema` picks the option of each property (the last one whose
-    first long name is the key); aliases are not keys here (they take `validate_bound`)."""
-    from vllm_preflight.releases import get_release
-
-    out: dict = {}
-    seen: set[int] = set()
-    for opt in get_release(name).options.options.values():
-        if id(opt) in seen or opt.kind == "help":
-            continue
-        seen.add(id(opt))
-        longs = [s for s in opt.strings if s.startswith("--") and not s.startswith("--no-")]
-        if longs:
-            out[longs[0][2:]] = opt
-    return out
+def _option(release, key: str):
+    """The option `release_schema` writes as property `key` (its first long name, `--no-` forms
+    aside), or None where the key is not such a property (aliases take `validate_bound`).
+    argparse allows one option per option string, so `--key` finds the only candidate."""
+    opt = release.options.options.get("--" + key)
+    if opt is None or opt.kind == "help":
+        return None
+    longs = [s for s in opt.strings if s.startswith("--") and not s.startswith("--no-")]
+    return opt if longs and longs[0][2:] == key else None
 
 
 @lru_cache(maxsize=None)
@@ -53,7 +46,7 @@ def _key_schema(name: str, key: str) -> str:
     to), as canonical text: releases whose property reads the same share one validator."""
     from vllm_preflight.releases import get_release, recorded_facts
 
-    opt = _properties(name)[key]
+    opt = _option(get_release(name), key)
     schema = {"$schema": SCHEMA_DIALECT, "type": "object", "properties": {key: option_schema(opt, _DEFS_FOR)}}
     if opt.dest in _DEFS_FOR:
         facts = recorded_facts(get_release(name).version)
@@ -72,11 +65,10 @@ def _validator(schema_text: str):
 def validate(bound, release) -> list:
     """Equal to `validate_bound(bound, release)`."""
     name = _schema_name(release)
-    props = _properties(name)
     bound.release = release
     bound.release_label = getattr(release, "label", release.version)
     instance, entries, findings = build_instance(bound, release.options)
-    if any(k not in props for k in instance):
+    if any(_option(release, k) is None for k in instance):
         return validate_bound(bound, release)
     for key in sorted(instance):  # the schema's properties are in sorted key order
         value = instance[key]
