@@ -1,5 +1,6 @@
 """visible(): terminal control sequences from inputs are shown, never obeyed."""
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vllm_preflight.safe_text import visible
 

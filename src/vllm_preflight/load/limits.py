@@ -40,8 +40,7 @@ def nesting(word: str) -> int:
     for ch in word:
         if ch in "[{":
             depth += 1
-            if depth > deepest:
-                deepest = depth
+            deepest = max(deepest, depth)
         elif ch in "]}" and depth:
             depth -= 1
     return deepest

@@ -227,7 +227,7 @@ class Shell:
         name = literal(words[0].text)
         where = words[0].loc or loc
         shown = source_of(words[0].text)
-        unknown = f"variables it sets are unknown here"
+        unknown = "variables it sets are unknown here"
         if name is None:
             self.note("VP121", f"`source {shown}`: which file is not known until the deployment runs; {unknown}", where)
             return

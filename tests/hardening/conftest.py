@@ -1,0 +1,1 @@
+from hsupport import good  # noqa: F401  (fixture)
