@@ -12,6 +12,11 @@ from vllm_preflight.matrix.axes import AXES
 from vllm_preflight.releases import get_release
 
 
+# an axis is what the cell asks for; the outcome columns say what vLLM resolves
+AXIS_HEADERS = {"mode": "asked mode", "cudagraph_mode": "asked cudagraph_mode", "partition": "asked partition",
+                "fusion": "asked fusion"}
+
+
 @dataclass
 class Line:
     cells: list[str]
@@ -53,7 +58,7 @@ def build(rows: list[dict], axes: tuple[str, ...], targets: list[str], title: st
         groups = fold_mod.fold(entries, axes, present, axis_values)
     else:
         groups = [fold_mod.Group({k: (v,) for k, v in c.items()}, s, [m]) for c, s, m in entries]
-    headers = ["release"] + list(axes) + ["graphs"] + [oc.HEADERS[c] for c in oc.COLUMNS] \
+    headers = ["release"] + [AXIS_HEADERS.get(a, a) for a in axes] + ["graphs"] + [oc.HEADERS[c] for c in oc.COLUMNS] \
         + [f"depends on {n}" for n in depends] + (["hardware record"] if evidence else []) + ["why"]
     lines = []
     for g in groups:

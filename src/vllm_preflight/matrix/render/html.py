@@ -24,6 +24,7 @@ tr.hazard td { background: var(--hazard); color: var(--hazard-ink); }
 tr.refused td { background: var(--refused); color: var(--refused-ink); }
 tr:hover td { filter: brightness(0.95); cursor: help; }
 td.status { font-weight: 700; }
+th.outcome, td.status { border-left: 3px solid #8c959f; }
 .legend span { display:inline-block; padding: 2px 10px; margin-right: 8px; border-radius: 3px; }
 .note { color:#57606a; font-size: 13px; margin: 2px 0 0; }
 pre { background:#f6f8fa; border:1px solid var(--line); padding: 10px 12px; font-size: 12.5px;
@@ -47,10 +48,12 @@ def render(tables, title: str, subtitle: str = "", extra_lines: list[str] = ()) 
                '<span style="background:var(--refused);color:var(--refused-ink)">vLLM refuses</span>'
                ' &nbsp;hover a line for its reasons</p>')
     for t in tables:
-        if len(tables) > 1 or t.title != title:
+        if len(tables) > 1:
             out.append(f"<h2>{escape(t.title)}</h2>")
         out.append('<table class="matrix">')
-        out.append("<thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in t.headers) + "</tr></thead>")
+        out.append("<thead><tr>" + "".join(f'<th class="outcome">{escape(h)}</th>' if k == t.status_column
+                                           else f"<th>{escape(h)}</th>" for k, h in enumerate(t.headers))
+                   + "</tr></thead>")
         out.append("<tbody>")
         for line in t.lines:
             tip = escape("\n".join(line.reasons) or "no change to what was written", quote=True)
