@@ -22,7 +22,10 @@ FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight"
 NASTY = ["'", '"', "\\", "\\\n", "$", "$(", "$((", "${", "}", ")", "`", "#", " # ", "\n", "\t", ":", ": ", "- ",
          "-", "--", "=", "&", "|", ";", "<<EOF\n", "<<<<<<< HEAD\n", "{", "[", "]", "*a", "&a ", "!!python/object ",
          "!!binary ", "---\n", "...\n", "%YAML 1.1\n", "?", ">-\n", "|\n", "\u00e9", "\ue000", "\x00", "$@", "${A[@]}",
-         "$(( X * ))", "eval ", "bash -c ", "vllm serve ", "-cc.a.b=", "--config ", "$(VAR)", "'{\"a\":", "9" * 30]
+         "$(( X * ))", "eval ", "bash -c ", "vllm serve ", "-cc.a.b=", "--config ", "$(VAR)", "'{\"a\":", "9" * 30,
+         # issue 11: constructs and values that once hung, grew or crashed the loader
+         "${IFS}", "source ./x.sh\n", ". $X\n", "bash <<EOF\n", "| sh\n", "A=\"$A$A\"\n", "env: 5\n",
+         "envFrom: true\n", "[" * 120, "9" * 5000, "\x1b[2J"]
 RELEASES = [get_release(v) for v in ("0.11.0", "0.15.1", "0.33.0", "pr29558")]
 
 
@@ -92,4 +95,61 @@ def test_the_whole_check_survives_mutated_inputs(case):
         return
     for d in found[:3]:
         res = check_deployment(d)
+        assert res.to_json()["source"] == d.source
+
+
+# ------------------------------------------------------- hostile inputs (issue 11)
+# Generated rather than mutated: growth (doubling variables, arrays, `$(VAR)` chains), depth
+# (JSON, dotted flags, sourced files), odd YAML scalars where lists go, here-documents, eval,
+# $IFS, absurd numbers. The load must end with Deployments or an InputFailure (never another
+# exception), and within the limits of load.limits.
+_GROW = ['A="$A$A"', 'A+="$A"', 'arr=("${arr[@]}" "${arr[@]}")', 'set -- "$@" "$@"', "export A=$A$A"]
+_TAILS = ["vllm serve m $A", 'vllm serve m "${arr[@]}"', 'vllm serve m "$@"', "vllm${IFS}serve m -tp 2",
+          "bash <<EOF\nvllm serve m -tp $A\nEOF", "cat <<'EOF' | sh\nvllm serve m\nEOF", 'eval "$A"',
+          "source ./nowhere.sh\nvllm serve m", ". $A\nvllm serve m", "ssh h <<EOF\nvllm serve m\nEOF"]
+_WORDS = st.sampled_from(["-cc", "--max-num-batched-tokens", "-tp", "-O", "--foo", "-cc.a.b", "-dp"])
+
+
+@st.composite
+def hostile_shell(draw):
+    lines = ["A=x", "arr=(x)", "set -- x"]
+    lines += draw(st.lists(st.sampled_from(_GROW), max_size=45))
+    tail = draw(st.sampled_from(_TAILS))
+    extra = draw(st.lists(st.tuples(_WORDS, st.sampled_from([
+        "[" * 150 + "]" * 150, '{"a":' * 120 + "1" + "}" * 120, "9" * 5000, "1e400", "-1", "0",
+        "500000000", "'" + "a." * 150 + "'", "$A", "${A:-8}", "$((A*2))"])), max_size=4))
+    return "\n".join(lines + [tail + "".join(f" {w} {v}" for w, v in extra)]) + "\n"
+
+
+@st.composite
+def hostile_manifest(draw):
+    scalar = st.sampled_from(["5", "true", "1.5", "{a: 1}", "'x'", "null", "[]", "[1]"])
+    env = draw(st.one_of(scalar, st.just("\n    - {name: A0, value: x}" + "".join(
+        f"\n    - {{name: A{i}, value: '$(A{i - 1})$(A{i - 1})'}}" for i in range(1, draw(st.integers(1, 40)))))))
+    env_from = draw(scalar)
+    return ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: vllm\n"
+            "    image: vllm/vllm-openai:v0.13.0\n    command: [vllm, serve, m, -tp, $(A3)]\n"
+            f"    env: {env}\n" + (f"    envFrom: {env_from}\n" if draw(st.booleans()) else ""))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(st.one_of(hostile_shell().map(lambda t: ("hostile.sh", t)),
+                 hostile_manifest().map(lambda t: ("hostile.yaml", t))))
+def test_hostile_inputs_end_within_the_limits(case):
+    from vllm_preflight.api import check_deployment
+    from vllm_preflight.load import limits
+
+    name, text = case
+    try:
+        found = _load(Path(name), text, "auto")
+    except InputFailure as e:
+        assert e.error.message
+        return
+    for d in found[:2]:
+        assert len(d.argv) <= limits.MAX_WORDS
+        assert all(len(w) <= limits.MAX_VALUE_CHARS for w in d.argv)
+        try:
+            res = check_deployment(d)
+        except InputFailure:
+            continue  # e.g. past a limit found while resolving: that input's error
         assert res.to_json()["source"] == d.source
