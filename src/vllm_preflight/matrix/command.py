@@ -116,8 +116,7 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
 
 
 def _title(p, axes, targets) -> str:
-    span = targets[0] if len(targets) == 1 else f"{targets[0]} … {targets[-1]}" if len(targets) > 2 else \
-        f"{targets[0]} vs {targets[1]}"
+    span = ", ".join(targets) if len(targets) <= 3 else f"{targets[0]} … {targets[-1]} ({len(targets)} targets)"
     what = p.base.source if not axes or p.base.source != "vllm serve (matrix cell)" else "combinations"
     return f"{what} · {', '.join(axes) + ' · ' if axes else ''}{span}"
 
