@@ -179,22 +179,22 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
     result.extra["summary"] = summarize(result).to_json()
     if target != PR29558 and {"VP301", "VP302"} & {f.rule for f in hazards}:
-        result.extra["pr29558"] = _pr_design(d, gpu=gpu, env=env, model_assume=model_assume)
+        result.extra["pr29558"] = _pr_design(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
     return result
 
 
-def _pr_design(d: Deployment, *, gpu=None, env=(), model_assume=None) -> dict:
+def _pr_design(d: Deployment, *, gpu=None, env=(), model_assume=None, validate=None) -> dict:
     """What the PR #29558 design gives the same deployment, for the report's side-by-side block.
     Shared between results of the same deployment and settings (a matrix asks it once per release)."""
     try:
-        return _pr_design_shared(d, gpu, tuple(env), tuple(sorted((model_assume or {}).items())))
+        return _pr_design_shared(d, gpu, tuple(env), tuple(sorted((model_assume or {}).items())), validate)
     except TypeError:  # an unhashable input: computed afresh
-        return _pr_design_fresh(d, gpu=gpu, env=env, model_assume=model_assume)
+        return _pr_design_fresh(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
 
 
 @lru_cache(maxsize=256)
-def _pr_design_shared(d: Deployment, gpu, env: tuple, assume: tuple) -> dict:
-    return _pr_design_fresh(d, gpu=gpu, env=list(env), model_assume=dict(assume))
+def _pr_design_shared(d: Deployment, gpu, env: tuple, assume: tuple, validate) -> dict:
+    return _pr_design_fresh(d, gpu=gpu, env=list(env), model_assume=dict(assume), validate=validate)
 
 
 def _pr_design_fresh(d: Deployment, **how) -> dict:

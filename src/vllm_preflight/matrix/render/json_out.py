@@ -11,4 +11,5 @@ FORMAT_VERSION = 1
 def render(rows: list[dict], **extra) -> str:
     doc = {"format_version": FORMAT_VERSION, "tool_version": __version__, "rows": rows}
     doc.update({k: v for k, v in extra.items() if v is not None})
-    return json.dumps(doc, indent=2)
+    # compact: json's C encoder (indent= takes the pure-Python one, seconds for a large matrix)
+    return json.dumps(doc)
