@@ -472,6 +472,13 @@ def family_cases(version: str, n: int = 520, seed: int = 29558) -> list[dict]:
         base.append(("model_parallel", model, words, {}))
     for env, words in _env_all2all(v):
         base.append(("env_all2all", "mixtral-moe", words, env))
+    # per-architecture config hooks (VllmConfig.try_verify_and_update_config): gpt-oss raises
+    # the largest capture size unless the user set the sizes
+    cap_flag = "--max-cudagraph-capture-size" if v >= (0, 11, 1) else "--cuda-graph-sizes"
+    for words in ([], [cap_flag, "64"], ["--cudagraph-capture-sizes", "1", "2", "4"] if v >= (0, 11, 1) else [],
+                  ["--enforce-eager"], ["-tp", "2"], ["-tp", "3"], ["--max-num-seqs", "32"],
+                  ["--enable-expert-parallel", "-dp", "2"]):
+        base.append(("model_hooks", "gpt-oss-moe", list(words), {}))
     if v >= (0, 12):
         dup = [["-cc.mode=3", "-cc.mode=0"], ["-cc.cudagraph_mode=FULL", "-cc.cudagraph_mode=PIECEWISE"],
                ["-cc.pass_config.fuse_attn_quant=true", "-cc.pass_config.fuse_attn_quant=false"],

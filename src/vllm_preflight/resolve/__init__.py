@@ -125,6 +125,9 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
     except json.JSONDecodeError as e:  # a JSON value vLLM itself would choke on
         result.vllm_error = VllmError("JSONDecodeError", str(e))
     result.assumptions.extend(state.assumptions)
+    from vllm_preflight.resolve.config_checks import not_checked
+
+    result.assumptions.extend(not_checked())
     result.events = state.events + _log_events(state)
     if result.vllm_error is not None:
         result.events.append(Event("vllm", None, None, "vllm.refuses", f"{result.vllm_error.type}: "

@@ -300,3 +300,19 @@ def executor_backend_check(state: State, values: dict, assumptions: list[Assumpt
                                      "`pip install ray`.")
     if backend not in ("mp", "uni", "external_launcher") and "." not in backend:
         raise _pyd("VllmConfig", "not enough values to unpack (expected 2, got 1)")
+
+
+# What vLLM checks while building its config that this port does not (docs/config-path-map.md):
+# one line per family, stated on every resolution so a clean result is read for what it is.
+NOT_CHECKED = (
+    ("memory", "whether weights, KV cache and CUDA graphs fit the GPUs (vLLM measures it when the engine starts)"),
+    ("model files", "tokenizer, dtype and quantization support, max_model_len against the model's own limits"),
+    ("LoRA", "LoRAConfig and its checks against the model"),
+    ("architecture hooks", "per-model config hooks other than gpt-oss and LongCat-Flash-Ngram"),
+    ("other sub-configs", "multimodal, pooling, observability, EPLB, offload and KV-events settings beyond "
+                          "their parser-level values"),
+)
+
+
+def not_checked() -> list[Assumption]:
+    return [Assumption("not checked", name, f"{why}; see docs/config-path-map.md") for name, why in NOT_CHECKED]

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve import compilation_config, config_checks
+from vllm_preflight.resolve import compilation_config, config_checks, model_hooks
 from vllm_preflight.resolve.argv import ParsedArgs
 from vllm_preflight.resolve.state import Refusal, State
 
@@ -183,7 +183,8 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     if not state.cc:  # no --compilation-config given: its defaults
         compilation_config.build(None, release, state)
     _merge_capture_flags(v, state)
-    # --- the first checks of VllmConfig.__post_init__
+    # --- VllmConfig.__post_init__ begins: the architecture's config hook, then the checks
+    model_hooks.apply(state, facts.architecture)
     config_checks.model_parallel_checks(state, facts, v)
     config_checks.async_scheduling_checks(state, v)
     config_checks.kv_connector_check(state, v)
