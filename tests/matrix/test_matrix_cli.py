@@ -235,3 +235,15 @@ def test_a_column_per_variable_the_outcome_depends_on(tmp_path):
     assert "depends on DP" in header
     row = next(line for line in out.splitlines() if line.startswith("| 0.13.0–0.14.0"))
     assert row.split("|")[header.split("|").index(" depends on DP ")].strip() == "yes"
+
+
+def test_a_record_written_by_verify_covers_its_row(in_root):
+    # written by `vllm-preflight verify examples/deepep-ht-dp8-piecewise.sh --target pr29558 --tier cpu
+    # --record DIR` (torch 2.13.0+cpu)
+    code, out = run("examples/deepep-ht-dp8-piecewise.sh", "--vllm-version", "0.12.0,pr29558",
+                    "--records", "tests/matrix/fixtures/records")
+    assert code == 0, out
+    pr = next(line for line in out.splitlines() if line.strip().startswith("pr29558"))
+    assert "pass · cpu · torch 2.13.0+cpu · deep_ep - · 2026-12-01" in pr
+    rel = next(line for line in out.splitlines() if line.strip().startswith("0.12.0"))
+    assert "pass ·" not in rel

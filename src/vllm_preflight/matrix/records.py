@@ -30,7 +30,7 @@ class Evidence:
     path: str
 
     def text(self) -> str:
-        parts = [self.status, self.tier, self.device, f"torch {self.torch or '-'}",
+        parts = [self.status, self.tier, self.device if self.device != self.tier else "", f"torch {self.torch or '-'}",
                  f"deep_ep {self.deep_ep or '-'}", self.date]
         return " · ".join(p for p in parts if p)
 
