@@ -126,17 +126,11 @@ def check(vllm_version, target, gpu, env, assume, input_format, fmt, fail_on, ve
     ignores.apply(report, config)
     if verbose:
         for path in report.skipped:
-            click.echo(f"vllm-preflight: skipped {_visible(path)}: holds no vLLM server", err=True)
+            click.echo(f"vllm-preflight: skipped {visible(path)}: holds no vLLM server", err=True)
     if require and not report.results and not report.errors:
         click.echo("vllm-preflight: no vLLM server found in what was given; nothing was checked", err=True)
     _emit(lambda: _render(fmt, report, fail_on, verbose, require))
     sys.exit(outcome.exit_code(report, fail_on, require_servers=require))
-
-
-def _visible(text: str) -> str:
-    from vllm_preflight.safe_text import visible
-
-    return visible(text)
 
 
 def _render(fmt: str, report, fail_on: str, verbose: bool, require: bool) -> None:
