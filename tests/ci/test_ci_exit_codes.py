@@ -43,6 +43,7 @@ def test_a_refusal_fails_even_without_its_finding():
 @pytest.mark.parametrize("args, says", [
     (["missing.sh"], "missing.sh: cannot read"),
     (["plain.sh"], "plain.sh: no `vllm serve`"),
+    (["configmap.yaml"], "configmap.yaml: no container running a vLLM server"),
     (["empty"], "empty: no vLLM server in this folder"),
     (["unrelated"], "unrelated: no vLLM server in this folder"),
     (["--vllm-version", "0.1.0", "a.sh"], "unsupported --vllm-version"),
@@ -51,6 +52,7 @@ def test_a_refusal_fails_even_without_its_finding():
 def test_usage_unreadable_and_no_deployment_are_2(work, args, says):
     work("a.sh", CLEAN)
     work("plain.sh", "echo hello\n")
+    work("configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n")
     (work.path / "empty").mkdir()
     work("unrelated/values.yaml", "replicas: 3\n")
     work("unrelated/run.sh", "echo hello\n")
