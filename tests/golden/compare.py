@@ -35,6 +35,16 @@ def ours(golden: dict, res=None) -> dict:
     return out
 
 
+def argparse_message(err: dict | None) -> bool:
+    """An argparse-level refusal (not a pydantic validation message inside one)."""
+    return bool(err) and err["type"] == "ArgumentError" and "validation error" not in err["message"]
+
+
+def _addresses(text: str) -> str:
+    """Object addresses vary between runs."""
+    return re.sub(r" at 0x[0-9a-f]+", " at 0x…", text)
+
+
 MODE_NAMES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE")
 
 
@@ -44,10 +54,13 @@ def error_of(raw: str | None) -> dict | None:
         return None
     typ, _, msg = raw.partition(": ")
     if typ == "ValueError" and msg.startswith("argparse rejected"):
-        lines = [ln for ln in msg.splitlines() if ln.strip()]
-        tail = lines[-1] if lines else msg
-        if ": error: " in tail:
-            tail = tail.split(": error: ", 1)[1]
+        # argparse prints usage, then "PROG: error: MESSAGE" (a pydantic message spans lines)
+        lines = msg.splitlines()
+        at = next((i for i, ln in enumerate(lines) if ": error: " in ln), None)
+        if at is None:
+            tail = next((ln for ln in reversed(lines) if ln.strip()), msg)
+        else:
+            tail = "\n".join([lines[at].split(": error: ", 1)[1]] + lines[at + 1:]).rstrip()
         return {"type": "ArgumentError", "message": tail}
     return {"type": typ, "message": msg}
 
@@ -95,6 +108,10 @@ def mismatches(golden: dict, res=None) -> list[tuple[str, object, object]]:
     if want_err != got_err:
         return [("vllm_error", want_err, got_err if got_err else None)]
     if want_err:
+        if argparse_message(exp["vllm_error"]):  # the message a deployer reads, not only its type
+            w, g = (_addresses(exp["vllm_error"]["message"]), _addresses(got["vllm_error"]["message"]))
+            if w != g:
+                return [("vllm_error.message", w, g)]
         return []
     out = []
     for k in COMPARED:

@@ -268,6 +268,27 @@ def _lookup(word: str, table):
 
 
 def parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
+    """Parse the words after `vllm serve` (or after the api_server module); an argparse-level
+    refusal carries the message Python's argparse gives over the same option table."""
+    try:
+        return _parse(argv_tail, release, state)
+    except Refusal as r:
+        if r.type != "ArgumentError" or "validation error" in r.message:
+            raise
+        try:
+            scratch = ParsedArgs()
+            words = _fold_dotted(_rewrite_words(list(argv_tail), release, scratch), release, scratch)
+        except Refusal:
+            raise r from None
+        from vllm_preflight.resolve.stdlib_argparse import message
+
+        text = message(words, release.version)
+        if text is None:
+            raise
+        raise Refusal("ArgumentError", text) from None
+
+
+def _parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
     """Parse the words after `vllm serve` (or after the api_server module).
 
     Warnings go to the state's log as they happen (kept when parsing fails later) and
