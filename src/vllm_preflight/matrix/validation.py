@@ -57,9 +57,9 @@ def _key_schema(name: str, key: str) -> str:
 
 @lru_cache(maxsize=None)
 def _validator(schema_text: str):
-    import jsonschema
+    from vllm_preflight.schema.engine import validator
 
-    return jsonschema.Draft202012Validator(json.loads(schema_text))
+    return validator(json.loads(schema_text))
 
 
 def validate(bound, release) -> list:

@@ -12,6 +12,7 @@ def deployment_schema() -> dict:
     from vllm_preflight.gpus import GPUS
     from vllm_preflight.modelfacts import ModelFacts
     from vllm_preflight.releases import SUPPORTED
+    from vllm_preflight.schema.generate import SCHEMA_BASE
 
     facts = {}
     for f in fields(ModelFacts):
@@ -21,7 +22,7 @@ def deployment_schema() -> dict:
     scalar = {"type": ["string", "number", "boolean"]}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://github.com/vllm-preflight/vllm-preflight/schemas/deployment.json",
+        "$id": f"{SCHEMA_BASE}/deployment.json",
         "title": "vllm-preflight deployment file",
         "description": "What a deployment's own config cannot say: the vLLM release, the GPU, model facts, "
                        "environment and variable values; and the server, as a command line (`command`), "

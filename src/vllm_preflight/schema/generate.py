@@ -19,7 +19,9 @@ import re
 from functools import lru_cache
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
-SCHEMA_BASE = "https://github.com/vllm-preflight/vllm-preflight/schemas"
+# `$id`s name the files shipped in the package (schema/json/), at the repository's raw address
+REPOSITORY = "https://github.com/vllm-preflight/vllm-preflight"
+SCHEMA_BASE = "https://raw.githubusercontent.com/vllm-preflight/vllm-preflight/main/src/vllm_preflight/schema/json"
 
 
 def ci_pattern(names) -> str:
@@ -43,13 +45,16 @@ def _base(converter: str) -> dict:
     if converter == "int":
         return {"anyOf": [{"type": "integer"}, _integer_text()]}
     if converter == "float":
-        return {"anyOf": [{"type": "number"}, {"type": "string", "pattern": r"^\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$"}]}
+        return {"anyOf": [{"type": "number"}, {"type": "string", "pattern": r"^\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$",
+                                               "description": "a number"}]}
     if converter in ("hint", "hint_auto"):
         pattern = r"^\s*([0-9]+(\.[0-9]+)?[kKmMgGtT]?)\s*$" if converter == "hint" else \
             r"^\s*([0-9]+(\.[0-9]+)?[kKmMgGtT]?|-1|[Aa][Uu][Tt][Oo])\s*$"
-        return {"anyOf": [{"type": "integer"}, {"type": "string", "pattern": pattern}]}
+        what = "an integer (1k, 2M ...)" if converter == "hint" else "an integer (1k, 2M ...), -1 or auto"
+        return {"anyOf": [{"type": "integer"}, {"type": "string", "pattern": pattern, "description": what}]}
     if converter == "bool":
-        return {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": "^([Tt]rue|[Ff]alse|1|0|yes|no)$"}]}
+        return {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": "^([Tt]rue|[Ff]alse|1|0|yes|no)$",
+                                                "description": "true or false"}]}
     if converter in ("json", "dict_or_str"):
         return {}
     if converter in ("json_obj", "config"):
@@ -110,14 +115,16 @@ def compilation_config_schema(facts: dict) -> dict:
                                      {"type": "null"}]},
         "splitting_ops": {"type": ["array", "null"], "items": {"type": "string"}},
         "custom_ops": {"type": "array", "items": {"type": "string"}},
-        "cudagraph_capture_sizes": {"type": ["array", "null"], "items": {"type": "integer", "minimum": 0}},
+        # no `minimum`: real vLLM 0.13.0, 0.20.2 and 0.33.0 accept [1, -2] (resolving to [-2, 1])
+        # and a negative cudagraph_num_of_warmups; the schema says what vLLM's config accepts
+        "cudagraph_capture_sizes": {"type": ["array", "null"], "items": {"type": "integer"}},
         "compile_sizes": {"type": ["array", "null"], "items": {"type": ["integer", "string"]}},
         "max_cudagraph_capture_size": {"type": ["integer", "null"], "minimum": 0},
         "use_inductor_graph_partition": _bool_or_null(),
         "use_inductor": _bool_or_null(),
         "use_cudagraph": _bool_or_null(),
         "full_cuda_graph": _bool_or_null(),
-        "cudagraph_num_of_warmups": {"type": "integer", "minimum": 0},
+        "cudagraph_num_of_warmups": {"type": "integer"},
         "cudagraph_copy_inputs": _bool_or_null(),
         "backend": {"type": "string"},
         "pass_config": {"anyOf": [{"$ref": "#/$defs/PassConfig"}, {"type": "null"}]},
