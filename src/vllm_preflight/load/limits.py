@@ -14,7 +14,8 @@ from vllm_preflight.model import Location
 MAX_VALUE_CHARS = 1 << 20  # one expanded word or variable value: 1 MiB of text
 MAX_VALUE_PIECES = 1 << 16  # known and unknown pieces one value is made of
 MAX_EXPANSION_STEPS = 1 << 22  # pieces expanded over a whole input (bounds time)
-MAX_WORDS = 100_000  # words of one server command
+# words of one command (vLLM has a few hundred options); the shell lexer stops at it too
+from vllm_preflight.load.shell_words import MAX_COMMAND_WORDS as MAX_WORDS  # noqa: E402
 MAX_NESTING = 100  # JSON brackets in one word, and dots in one dotted flag
 
 

@@ -34,7 +34,8 @@ def servers_in(source: Source, variables: dict[str, str] | None, fmt: str) -> li
         sh.run_text(source.text, source)
     except ScriptError as e:
         loc = e.loc
-        fail(source.path, f"shell syntax error: {e.message}", loc.line if loc else None, loc.column if loc else None)
+        what = e.message if e.message.startswith("input too complex") else f"shell syntax error: {e.message}"
+        fail(source.path, what, loc.line if loc else None, loc.column if loc else None)
     base = os.path.dirname(os.path.abspath(source.path))
     if not sh.found:
         # a server the tool cannot follow (a here-document fed to ssh, eval of an unknown value)

@@ -22,6 +22,9 @@ _REDIR = re.compile(r"\d*(?:<<<|<<-|<<|<>|>>|>&|<&|>\||&>>|&>|<|>)")
 _SPECIAL = set("@*#?$!-0123456789")
 
 
+MAX_COMMAND_WORDS = 10_000  # load.limits.MAX_WORDS; stops lexing a huge command early (memory)
+
+
 class ShellSyntaxError(Exception):
     def __init__(self, message: str, offset: int):
         super().__init__(message)
@@ -141,6 +144,9 @@ class _Lexer:
                 continue
             if start is None:
                 start = self.i
+            if len(words) >= MAX_COMMAND_WORDS:
+                raise ShellSyntaxError(f"input too complex: a command of more than {MAX_COMMAND_WORDS} words",
+                                       start)
             words.append(self._word())
         self._emit(out, words, start, "")
         return out
