@@ -193,3 +193,11 @@ def test_large_json_reports_are_the_same_json_one_result_per_line():
     text = render_json(report)
     assert json.loads(text) == as_dict(report)
     assert len(text.splitlines()) == PRETTY_UP_TO + 1 + 6
+
+
+def test_a_server_given_after_dashes_is_placed_at_command_line(work):
+    r = run_check("--format", "concise", "--", "vllm", "serve", "Qwen/Qwen3-0.6B", "--no-such-flag")
+    assert r.code == 1
+    assert r.out.splitlines()[0].startswith("<command line>:1:1: error VP201 `--no-such-flag`")
+    doc = json.loads(run_check("--format", "sarif", "--", "vllm", "serve", "Qwen/Qwen3-0.6B", "--no-such-flag").out)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(doc)

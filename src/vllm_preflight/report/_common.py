@@ -11,12 +11,16 @@ def visible(text) -> str:
     return _visible(str(text))
 
 
+COMMAND_LINE = "<command line>"  # the file of a server given after `--`
+
+
 def place(finding: dict, result) -> tuple[str, int, int]:
     """(file, line, column) to show a finding at: its own location, else its server command's,
-    else line 1 of the source (editors and problem matchers need a line)."""
+    else line 1 of its file (editors and problem matchers need a line); a server given after
+    `--` has no file and is shown as `<command line>`."""
     loc = finding.get("location") or {}
     server = result.extra.get("location") or {}
-    file = loc.get("file") or server.get("file") or result.source
+    file = loc.get("file") or server.get("file") or COMMAND_LINE
     if loc.get("file") and loc.get("line"):
         return file, loc["line"], loc.get("column") or 1
     if file == server.get("file") and server.get("line"):
