@@ -144,3 +144,20 @@ def test_subprocess_exit_codes_match_in_process(work):
     work("a.sh", REFUSES)
     assert run_process("check", "--format", "concise", "a.sh", cwd=work.path).returncode == 1
     assert run_process("check", "--format", "concise", "--fail-on", "never", "a.sh", cwd=work.path).returncode == 0
+
+
+def test_a_bug_on_one_input_is_3_and_the_others_are_still_reported(work, monkeypatch):
+    import vllm_preflight.api as api
+
+    real = api.check_deployment
+
+    def flaky(d, **kw):
+        if d.source.endswith("b.sh"):
+            raise RuntimeError("boom")
+        return real(d, **kw)
+
+    monkeypatch.setattr(api, "check_deployment", flaky)
+    r = run_check("--format", "json", work("a.sh", REFUSES), work("b.sh", CLEAN))
+    doc = json.loads(r.out)
+    assert r.code == 3 and doc["summary"]["exit_code"] == 3
+    assert [res["source"] for res in doc["results"]] == ["a.sh"] and "internal error" in r.err
