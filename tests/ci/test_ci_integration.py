@@ -63,7 +63,8 @@ def test_action_is_composite_and_passes_inputs_through_env():
     assert ACTION["runs"]["using"] == "composite"
     step = _check_step()
     assert step["shell"] == "bash"
-    assert "${{" not in step["run"]  # inputs never pasted into the script (injection)
+    for any_step in ACTION["runs"]["steps"]:  # inputs never pasted into a script (injection)
+        assert "${{" not in any_step["run"], any_step["name"]
     assert set(step["env"]) == {"INPUT_PATHS", "INPUT_VLLM_VERSION", "INPUT_TARGET", "INPUT_FAIL_ON",
                                 "INPUT_SARIF_FILE"}
     assert set(ACTION["inputs"]) >= {"paths", "vllm-version", "target", "fail-on", "sarif-file"}
