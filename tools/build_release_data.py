@@ -88,12 +88,12 @@ def source_facts(src_root: Path | None, version: str) -> dict:
         start = text.find("\nclass PassConfig")
         end = text.find("\nclass ", start + 1)
         body = text[start:end]
-        out["pass_config_order"] = re.findall(r"^    (\w+): [^=\n]+(?:=|$)", body, re.M)
+        out["pass_config_order"] = re.findall(r"^    (\w+): [^=\n]+(?:=|$)", body, re.MULTILINE)
     envs = src_root / version / "vllm" / "envs.py"
     if envs.exists():
         text = envs.read_text()
         start = text.find("environment_variables: dict")
-        out["env_vars"] = sorted(set(re.findall(r'^    "(VLLM_\w+)":', text[start:], re.M)))
+        out["env_vars"] = sorted(set(re.findall(r'^    "(VLLM_\w+)":', text[start:], re.MULTILINE)))
     return out
 
 

@@ -81,6 +81,7 @@ def main() -> None:
     import vllm
     from vllm.config import compilation as comp
     from vllm.config.parallel import ParallelConfig
+
     # the parser `vllm serve` builds: take make_arg_parser from where the serve command does
     from vllm.entrypoints.cli import serve as serve_cmd
     make_arg_parser = serve_cmd.make_arg_parser
@@ -113,7 +114,7 @@ def main() -> None:
                 tname += "(" + ",".join(names) + ")"
         actions.append({
             "opts": list(a.option_strings), "dest": a.dest,
-            "nargs": a.nargs if not isinstance(a.nargs, int) else a.nargs,
+            "nargs": a.nargs,
             "const": _jsonable(a.const), "default": _jsonable(a.default),
             "choices": _jsonable(list(a.choices)) if a.choices is not None else None,
             "type": tname, "kind": type(a).__name__,

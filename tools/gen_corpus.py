@@ -12,6 +12,7 @@ recorder checks the outcome quotas once the real release has resolved the cases.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import sys
@@ -517,9 +518,7 @@ def main() -> int:
     a = ap.parse_args()
     if a.families:
         cases = family_cases(a.version, max(a.n, 520), a.seed)
-        out = open(a.output, "w") if a.output else sys.stdout
-        for c in cases:
-            out.write(json.dumps(c) + "\n")
+        _write(cases, a.output)
         return 0
     cases = generate(a.version, a.n, a.seed)
     counts = axis_counts(cases)
@@ -527,10 +526,14 @@ def main() -> int:
     if short:
         print(f"axis quotas not met: {short}", file=sys.stderr)
         return 1
-    out = open(a.output, "w") if a.output else sys.stdout
-    for c in cases:
-        out.write(json.dumps(c) + "\n")
+    _write(cases, a.output)
     return 0
+
+
+def _write(cases: list, output: str | None) -> None:
+    with open(output, "w") if output else contextlib.nullcontext(sys.stdout) as out:
+        for c in cases:
+            out.write(json.dumps(c) + "\n")
 
 
 if __name__ == "__main__":

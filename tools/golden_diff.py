@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
-import compare  # noqa: E402
+import compare
 
 
 def main() -> int:
@@ -22,7 +22,8 @@ def main() -> int:
     ap.add_argument("-n", type=int, default=3)
     a = ap.parse_args()
     for f in a.files:
-        lines = [json.loads(x) for x in open(f)]
+        with open(f) as fh:
+            lines = [json.loads(x) for x in fh]
         per: Counter = Counter()
         examples: dict = {}
         bad = 0

@@ -24,8 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
-import gen_corpus  # noqa: E402
-from compare import expected_of  # noqa: E402  (one definition of what a golden asserts)
+from compare import expected_of
+
+import gen_corpus
 
 MODELS_DIR = ROOT / "tests" / "fixtures" / "models"
 RAW_KEYS = ("vllm_version", "torch_version", "path", "error", "warnings", "info", "splitting_ops",

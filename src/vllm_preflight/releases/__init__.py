@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,7 @@ def _nearest_recorded(version: str, recorded) -> str:
     return max(earlier, key=version_key) if earlier else min(recorded, key=version_key)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _option_rows(version: str) -> dict:
     data = _options_data()
     entry = data[version]
@@ -120,7 +120,7 @@ def _hidden_negatives(strings, kind: str, const) -> list[str]:
             if s.startswith("--") and not s.startswith("--no-") and s not in const]
 
 
-@lru_cache(maxsize=None)
+@cache
 def option_table(version: str) -> OptionTable:
     recorded = _options_data()
     rows = _option_rows(version if version in recorded else _nearest_recorded(version, recorded))
@@ -137,7 +137,7 @@ def option_table(version: str) -> OptionTable:
     return OptionTable(options, longs, {o.dest: o for o in options.values()})
 
 
-@lru_cache(maxsize=None)
+@cache
 def known_env_vars(version: str) -> frozenset[str] | None:
     """The VLLM_* environment variables a release knows (None: not recorded)."""
     with open(DATA / "env_vars.json") as f:
@@ -194,7 +194,7 @@ class Release:
         return PR29558 if self.target == PR29558 else self.version
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_release(name: str) -> Release:
     """A release by version, or the pr29558 design (on 0.12.0)."""
     if name == PR29558:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from vllm_preflight.releases.optimization_levels import levels
 
-
 _FUSION_NOOP_NORM = "Fusion enabled but reshape elimination disabled. RMSNorm/SiluMul + quant (fp8) fusion might not work"
 _FUSION_NOOP_ATTN = "Fusion enabled but reshape elimination disabled. Attention + quant (fp8) fusion might not work"
 _FUSION_NOOP_ALLREDUCE = ("Fusion enabled but reshape elimination disabled. Allreduce + rms norm + quant (fp8) "
@@ -63,20 +62,20 @@ PIPELINE_V0_32 = PIPELINE_V0_31[:PIPELINE_V0_31.index("moonep_eager_only")] + ("
 
 EMPTY_SPLITTING_MESSAGES_V0_11 = (
     "Using piecewise compilation with empty splitting_ops",
-    "Piecewise compilation with empty splitting_ops do notcontains piecewise cudagraph. Setting "
-    "cudagraph_mode to NONE. Hint: If you are using attention backends that support cudagraph, consider "
-    "manually setting cudagraph_mode to FULL or FULL_DECODE_ONLY to enable full cudagraphs.",
-    "Piecewise compilation with empty splitting_ops do not contains piecewise cudagraph. Setting "
-    "cudagraph_mode to FULL.",
+    ("Piecewise compilation with empty splitting_ops do notcontains piecewise cudagraph. Setting "
+     "cudagraph_mode to NONE. Hint: If you are using attention backends that support cudagraph, consider "
+     "manually setting cudagraph_mode to FULL or FULL_DECODE_ONLY to enable full cudagraphs."),
+    ("Piecewise compilation with empty splitting_ops do not contains piecewise cudagraph. Setting "
+     "cudagraph_mode to FULL."),
 )
 
 EMPTY_SPLITTING_MESSAGES_V0_14 = (
     "Using piecewise cudagraph with empty splitting_ops",
-    "Piecewise compilation with empty splitting_ops does not contain piecewise cudagraph. Setting "
-    "cudagraph_mode to NONE. Hint: If you are using attention backends that support cudagraph, consider "
-    "manually setting cudagraph_mode to FULL or FULL_DECODE_ONLY to enable full cudagraphs.",
-    "Piecewise compilation with empty splitting_ops does not contain piecewise cudagraph. Setting "
-    "cudagraph_mode to FULL.",
+    ("Piecewise compilation with empty splitting_ops does not contain piecewise cudagraph. Setting "
+     "cudagraph_mode to NONE. Hint: If you are using attention backends that support cudagraph, consider "
+     "manually setting cudagraph_mode to FULL or FULL_DECODE_ONLY to enable full cudagraphs."),
+    ("Piecewise compilation with empty splitting_ops does not contain piecewise cudagraph. Setting "
+     "cudagraph_mode to FULL."),
 )
 
 CHANGES: list[tuple[str, dict]] = [

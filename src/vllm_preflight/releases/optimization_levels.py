@@ -8,7 +8,7 @@ apply only to fields the user left unset (None); fields a release lacks are skip
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from vllm_preflight.releases.versions import version_key as _version_key
 
@@ -41,7 +41,7 @@ TABLES = (("0.12.0", _BASE), ("0.16.0", _V0_16), ("0.17.0", _V0_17), ("0.19.0", 
           ("0.20.0", _V0_20), ("0.22.0", _V0_22), ("0.26.0", _V0_26), ("0.32.0", _V0_32))
 
 
-@lru_cache(maxsize=None)
+@cache
 def table_for(version_key: tuple[int, ...]) -> dict:
     chosen = None
     for since, table in TABLES:

@@ -6,7 +6,7 @@ schema errors on a loaded command into findings placed at lines.
 """
 from __future__ import annotations
 
-__all__ = ["release_schema", "deployment_schema"]
+__all__ = ["deployment_schema", "release_schema"]
 
 
 def release_schema(name: str) -> dict:

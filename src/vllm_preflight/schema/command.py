@@ -21,7 +21,6 @@ def schema(vllm_version, target, deployment_file, show_path) -> None:
     file may hold), generated from the release data; or of the deployment file."""
     from vllm_preflight.api import target_name
     from vllm_preflight.errors import UsageProblem
-
     from vllm_preflight.schema import shipped
 
     if deployment_file and show_path:

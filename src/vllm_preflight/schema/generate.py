@@ -16,7 +16,7 @@ validators accept any case and editors still offer the names.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # `$id`s name the files shipped in the package (schema/json/), at the repository's raw address
@@ -134,7 +134,7 @@ def compilation_config_schema(facts: dict) -> dict:
             "description": "CompilationConfig: the fields of this release"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def release_schema(name: str) -> dict:
     """The schema of `vllm serve` options for a release (or `pr29558`)."""
     from vllm_preflight.releases import get_release, recorded_facts

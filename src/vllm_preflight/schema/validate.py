@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.model import Location
@@ -95,7 +95,7 @@ def build_instance(bound, table):
             findings.append(Finding("VP201", f"`{base}` is not an option of vLLM {version}{hint}", w.loc))
             i += 1
             continue
-        key = [s for s in opt.strings if s.startswith("--")][0][2:]
+        key = next(s for s in opt.strings if s.startswith("--"))[2:]
         i += 1
         if dotted:
             path = tuple(name.split(".")[1:])
@@ -237,7 +237,7 @@ def validate_bound(bound, release) -> list[Finding]:
     return findings
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(name: str):
     from vllm_preflight.schema.engine import validator
 
@@ -277,7 +277,7 @@ def _findings_for(err, entries: dict[str, Entry], bound, release) -> list[Findin
         return sub.get((), entry.loc) if p else entry.loc
 
     if err.validator == "additionalProperties":
-        allowed = sorted((err.schema.get("properties") or {}))
+        allowed = sorted(err.schema.get("properties") or {})
         extra = [k for k in (err.instance or {}) if k not in allowed]
         section = "PassConfig" if inner and inner[-1] == "pass_config" else "CompilationConfig" \
             if key == "compilation-config" else key
