@@ -201,3 +201,21 @@ def test_a_server_given_after_dashes_is_placed_at_command_line(work):
     assert r.out.splitlines()[0].startswith("<command line>:1:1: error VP201 `--no-such-flag`")
     doc = json.loads(run_check("--format", "sarif", "--", "vllm", "serve", "Qwen/Qwen3-0.6B", "--no-such-flag").out)
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(doc)
+
+
+def test_every_machine_format_on_the_bundled_examples(monkeypatch):
+    """Real hazard findings (long messages, several servers per manifest) in every format."""
+    monkeypatch.chdir(ROOT)
+    sarif = json.loads(run_check("--format", "sarif", "examples").out)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(sarif)
+    rules = {x["ruleId"] for x in sarif["runs"][0]["results"]}
+    assert "VP301" in rules  # examples/verify-deepep-ht-mode-none-full.sh: verify fails it
+    concise = run_check("--format", "concise", "examples")
+    assert concise.code == 1
+    *lines, _last = concise.out.splitlines()
+    assert lines and all(CONCISE_LINE.match(line) for line in lines)
+    github = run_check("--format", "github", "examples").out.splitlines()
+    assert len(github) == len(lines)
+    assert all(re.match(r"^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,title=VP\d{3}::", g) for g in github)
+    suite = ET.fromstring(run_check("--format", "junit", "examples").out).find("testsuite")
+    assert int(suite.get("tests")) == len(json.loads(run_check("--format", "json", "examples").out)["results"])
