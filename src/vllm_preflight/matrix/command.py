@@ -67,7 +67,7 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
 
     if vs and versions:
         raise UsageProblem("--vs A B names the two targets; drop --vllm-version")
-    targets = [targets_mod._one(vs[0]), targets_mod._one(vs[1])] if vs else targets_mod.parse_targets(versions)
+    targets = [targets_mod.one(vs[0]), targets_mod.one(vs[1])] if vs else targets_mod.parse_targets(versions)
     if vs and targets[0] == targets[1]:
         raise UsageProblem(f"--vs needs two different targets, got {vs[0]} twice")
     if gpu:
@@ -104,7 +104,8 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
             raise UsageProblem("the slice is empty: no cell has these --where values on these releases")
         results.append((p, cells.rows(p, settings)))
     out = _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings)
-    click.echo(out, nl=False) if out is not None else None
+    if out is not None:  # the text renderer prints through rich itself
+        click.echo(out, nl=False)
     if errors:
         return EXIT_USAGE
     if fail_on:

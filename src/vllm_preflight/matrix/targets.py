@@ -8,7 +8,8 @@ from vllm_preflight.releases import PR29558, SUPPORTED, version_key
 ALL = tuple(SUPPORTED) + (PR29558,)
 
 
-def _one(name: str) -> str:
+def one(name: str) -> str:
+    """One target by name; an unknown one is a usage error naming the range."""
     name = name.strip()
     if name.lower() == PR29558:
         return PR29558
@@ -48,7 +49,7 @@ def parse_targets(spec: str | None) -> list[str]:
             lo, _, hi = part.partition("..")
             out += _range(lo, hi)
         else:
-            out.append(_one(part))
+            out.append(one(part))
     if not out:
         raise UsageProblem(f"--vllm-version {spec!r} names no release")
     seen = set(out)
