@@ -78,3 +78,26 @@ def test_memoised_validation_with_file_locations(in_root):
     for t in ("0.11.0", "0.20.0", "pr29558"):
         release = get_release(t)
         assert validate(bind(d, release), release) == validate_bound(bind(d, release), release)
+
+
+def test_slim_rows_from_children_draw_the_same_tables_and_diffs(monkeypatch):
+    from vllm_preflight.matrix import diff, table
+
+    monkeypatch.setattr(cells, "PARALLEL_MIN_CELLS", 10)
+    ax = ("all2all", "dp", "ep", "cudagraph_mode")
+    p = cells.plan(axes.base_deployment(), ["0.12.0", "pr29558"], ax,
+                   {"all2all": {"deepep_high_throughput", "deepep_low_latency", "naive"}})
+    full = cells.rows(p, cells.Settings(jobs=1))
+    thin = cells.rows(p, cells.Settings(jobs=2, slim=True))
+    assert thin == [cells.slim(r) for r in full] and len(thin[0]) < len(full[0])
+
+    def drawn(rows):
+        t = table.build(rows, ax, ["0.12.0", "pr29558"], "t")
+        return [(line.cells, line.status, line.reasons) for line in t.lines]
+    assert drawn(thin) == drawn(full)
+
+    def compared(rows):
+        half = [r for r in rows if r["target"] == "release"], [r for r in rows if r["target"] == "pr29558"]
+        return diff.lines(diff.compare(*half, "0.12.0", "pr29558"), ax)
+    assert compared(thin) == compared(full)
+    assert any("keeps graphs in" in line for line in compared(full))

@@ -26,6 +26,7 @@ class Settings:
     env: tuple = ()
     model_assume: tuple = ()  # (fact, value) pairs
     jobs: int = 0  # 0: as many as the machine has cores (at most 2 below PARALLEL_MIN_CELLS cells each)
+    slim: bool = False  # children send back only what tables, --vs and --records read (see `slim`)
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,22 @@ def check_cell(p: Plan, cell: Cell, settings: Settings, fast: bool = True) -> di
 _WORK: tuple | None = None  # (plan, settings) for forked children
 
 
+# What the table, --vs and --records read of a row; the rest (plan, summary, vLLM's log lines...)
+# is only for JSON, and sending it back from a child costs more than computing the cell.
+SLIM_KEYS = ("source", "target", "vllm_version", "resolved", "vllm_error", "findings", "depends_on", "axes")
+SLIM_EVENT_KEYS = ("field", "before", "after", "rule")
+
+
+def slim(row: dict) -> dict:
+    out = {k: row[k] for k in SLIM_KEYS if k in row}
+    out["events"] = [{k: e.get(k) for k in SLIM_EVENT_KEYS} for e in row.get("events") or []]
+    return out
+
+
 def _child(cells: list[Cell]) -> list[dict]:
     p, settings = _WORK
+    if settings.slim:
+        return [slim(check_cell(p, c, settings)) for c in cells]
     return [check_cell(p, c, settings) for c in cells]
 
 

@@ -96,7 +96,7 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
             raise UsageProblem("no vLLM server found in the input")
     else:
         deployments = [axes_mod.base_deployment()]
-    settings = cells.Settings(gpu, tuple(env), tuple(sorted(model_assume.items())), jobs)
+    settings = cells.Settings(gpu, tuple(env), tuple(sorted(model_assume.items())), jobs, slim=fmt != "json")
     results = []
     for d in deployments:
         p = cells.plan(d, targets, axes, slice_)
