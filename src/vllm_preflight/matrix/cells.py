@@ -40,6 +40,7 @@ class Plan:
     base: Deployment
     cells: list[Cell] = field(default_factory=list)
     axes: tuple = ()
+    bound: dict = field(default_factory=dict, repr=False, compare=False)  # target -> base as that release reads it
 
 
 def plan(base: Deployment, targets: list[str], axes: tuple[str, ...] = (),
@@ -69,7 +70,10 @@ def deployment_for(p: Plan, cell: Cell) -> Deployment:
 
     release = get_release(cell.target)
     # the base as written for this release (its variables at their stated values), then the axes
-    return axes_mod.cell_deployment(bind(p.base, release).deployment, release, dict(cell.combo))
+    base = p.bound.get(cell.target)
+    if base is None:
+        base = p.bound[cell.target] = bind(p.base, release).deployment
+    return axes_mod.cell_deployment(base, release, dict(cell.combo))
 
 
 def check_cell(p: Plan, cell: Cell, settings: Settings, fast: bool = True) -> dict:
