@@ -36,27 +36,39 @@ class ConfigInvalid(Exception):
 
 
 def _bool(value: Any, where: str) -> bool:
+    """pydantic's lax bool from JSON: 0/1 (also 0.0/1.0) and its word list, case-insensitive,
+    not stripped (tests/unit/test_coercions.py holds pydantic itself as the oracle)."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, int) and value in (0, 1):
+    if isinstance(value, (int, float)) and value in (0, 1):
         return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _BOOL_TRUE | _BOOL_FALSE:
-        return value.strip().lower() in _BOOL_TRUE
+    if isinstance(value, str) and value.lower() in _BOOL_TRUE | _BOOL_FALSE:
+        return value.lower() in _BOOL_TRUE
     raise ConfigInvalid(f"{where}: Input should be a valid boolean")
 
 
+_I64 = 2 ** 63
+
+
 def _int(value: Any, where: str) -> int:
+    """pydantic's lax int from JSON: integral floats within 64 bits; strings stripped of
+    whitespace, ASCII digits (Python's underscores allowed), an all-zero fraction allowed."""
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int):
         return value
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and -_I64 <= value < _I64:
         return int(value)
     if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            pass
+        text = value.strip()
+        head, dot, frac = text.partition(".")
+        if dot and frac and frac.strip("0") == "":
+            text = head
+        if text.isascii() and "__" not in text and not text.endswith("_"):
+            try:
+                return int(text)
+            except ValueError:
+                pass
     raise ConfigInvalid(f"{where}: Input should be a valid integer")
 
 
