@@ -74,11 +74,11 @@ verify() {  # NAME EXPECTED_EXIT ARGS...
     echo "=== $name (expect exit $want): verify $*"
     local start=$SECONDS
     timeout --signal=TERM --kill-after=20 "$PER_RUN_S" "$PY" -m vllm_preflight verify "$@" --tier gpu \
-        --output "$OUT/$name.json" >"$OUT/$name.log" 2>&1
+        --output "$OUT/$name.json" --record "$OUT/records" >"$OUT/$name.log" 2>&1
     local rc=$?
     [ $rc -eq 124 ] && echo "    timed out after ${PER_RUN_S}s"
     echo "    exit $rc in $((SECONDS - start))s; log: $OUT/$name.log"
-    grep -E '^ *(FAIL|WARN|CAUGHT) ' "$OUT/$name.log" | cut -c1-160 | sed 's/^/    /'
+    grep -E '^ *(FAIL|WARN|CAUGHT) |^Capture sizes' "$OUT/$name.log" | cut -c1-160 | sed 's/^/    /'
     runs+=("$name=$want:$rc")
 }
 

@@ -31,14 +31,18 @@ def main(argv: list[str]) -> int:
         for t in rec["timings"]:
             if t["size"] in (1, 8, 64) or t is rec["timings"][-1]:
                 timing_rows.append((name, t["graph"], t["dtype"], t["size"], t["eager_ms"]["median"],
-                                    t["graph_ms"]["median"], t["speedup"]))
-    device = next((json.load(open(os.path.join(outdir, r.split("=")[0] + ".json")))["environment"]["device"]
-                   for r in runs if os.path.exists(os.path.join(outdir, r.split("=")[0] + ".json"))), "?")
+                                    t["graph_ms"]["median"], t["speedup"], t.get("capture_s", 0.0),
+                                    t.get("pool_bytes", 0)))
+    env = next((json.load(open(os.path.join(outdir, r.split("=")[0] + ".json")))["environment"]
+                for r in runs if os.path.exists(os.path.join(outdir, r.split("=")[0] + ".json"))), {})
+    device = f"{env.get('device', '?')}, torch {env.get('torch', '?')}, CUDA {env.get('cuda', '?')}"
     print()
     if timing_rows:
-        print(f"{'run':<22} {'graph':<10} {'dtype':<9} {'size':>5} {'eager ms':>9} {'graph ms':>9} {'speedup':>8}")
+        print(f"{'run':<22} {'graph':<10} {'dtype':<9} {'size':>5} {'eager ms':>9} {'graph ms':>9} {'speedup':>8}"
+              f" {'capture s':>9} {'pool MiB':>8}")
         for r in timing_rows:
-            print(f"{r[0]:<22} {r[1]:<10} {r[2]:<9} {r[3]:>5} {r[4]:>9.3f} {r[5]:>9.3f} {r[6]:>7.2f}x")
+            print(f"{r[0]:<22} {r[1]:<10} {r[2]:<9} {r[3]:>5} {r[4]:>9.3f} {r[5]:>9.3f} {r[6]:>7.2f}x"
+                  f" {r[7]:>9.4f} {r[8] / 2**20:>8.1f}")
         print()
     print(f"verify, tier gpu, on {device}")
     print(f"{'run':<22} {'want':>4} {'got':>4} {'outcome':<17} {'failed checks':<16} controls caught")

@@ -15,9 +15,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _pop_mode, _push_mode
 from torch.utils._pytree import tree_leaves, tree_map
 
-from vllm_preflight.verify.replay import alias
-
 from vllm_preflight.verify.probe import DYNAMIC, HOST_READS, run_entered, toy_op_name
+from vllm_preflight.verify.replay import alias
 
 _ALLOCATIONS = {"aten.empty", "aten.empty_like", "aten.new_empty", "aten.empty_strided"}
 
@@ -77,7 +76,7 @@ class FakeCuda:
         self.capturing: FakeGraph | None = None
         self.Event = _Event
 
-    def CUDAGraph(self):  # noqa: N802 - the torch.cuda name
+    def CUDAGraph(self):
         g = FakeGraph()
         g.recording = self.recording
         return g
@@ -109,7 +108,7 @@ class FakeCuda:
     def current_stream(self):
         return None
 
-    def Stream(self, device=None):  # noqa: N802
+    def Stream(self, device=None):
         return None
 
     def stream(self, s):

@@ -4,7 +4,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from vllm_preflight.verify.compare import CLOSE, EXACT, MISMATCH, calc_diff, compare, self_test  # noqa: E402
+from vllm_preflight.verify.compare import CLOSE, EXACT, MISMATCH, calc_diff, compare, self_test
 
 
 def test_levels():

@@ -6,8 +6,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from vllm_preflight.verify import controls  # noqa: E402
-from vllm_preflight.verify.moe.contract import OutputContract  # noqa: E402
+from vllm_preflight.verify import controls
+from vllm_preflight.verify.moe.contract import OutputContract
 
 
 def test_comparator_self_test(ht_bench):

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from vllm_preflight.verify.tiers.cpu import gloo_lockstep  # noqa: E402
+from vllm_preflight.verify.tiers.cpu import gloo_lockstep
 
 
 def test_a_rank_that_never_joins_fails_within_the_deadline(ht_bench):

@@ -13,13 +13,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cuda_standin import FakeCuda  # noqa: E402
+from cuda_standin import FakeCuda
 
-from vllm_preflight.verify import gpu_child, timing  # noqa: E402
-from vllm_preflight.verify.plan import plan_from_resolved  # noqa: E402
-from vllm_preflight.verify.render import Reporter  # noqa: E402
-from vllm_preflight.verify.tiers import gpu, multi_gpu  # noqa: E402
-from vllm_preflight.verify.toy import ToyConfig  # noqa: E402
+from vllm_preflight.verify import gpu_child, timing
+from vllm_preflight.verify.plan import plan_from_resolved
+from vllm_preflight.verify.render import Reporter
+from vllm_preflight.verify.tiers import gpu, multi_gpu
+from vllm_preflight.verify.toy import ToyConfig
 
 SMALL = ToyConfig(hidden=32, ffn=32, experts=4, top_k=2, layers=2)
 

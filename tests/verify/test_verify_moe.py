@@ -5,11 +5,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from vllm_preflight.verify.compare import CLOSE, compare  # noqa: E402
-from vllm_preflight.verify.moe.contract import OutputContract  # noqa: E402
-from vllm_preflight.verify.moe.experts import Experts, dense_moe, route  # noqa: E402
-from vllm_preflight.verify.moe.ht import (HTEmulatedMoE, ProtocolStats, experts_on_rank,  # noqa: E402
-                                         get_layout, local_ids)
+from vllm_preflight.verify.compare import CLOSE, compare
+from vllm_preflight.verify.moe.contract import OutputContract
+from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
+from vllm_preflight.verify.moe.ht import HTEmulatedMoE, ProtocolStats, experts_on_rank, get_layout, local_ids
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from vllm_preflight.verify.outcome import ConfigProblem
-from vllm_preflight.verify.plan import name_matching_for, pad_to, plan_from_resolved, toy_sizes
+from vllm_preflight.verify.plan import name_matching_for, pad_to, plan_from_resolved, toy_sizes, unverified_sizes
 
 
 def test_pr_piecewise_ht_is_a_piecewise_plan_with_the_ht_protocol(rd):
@@ -12,7 +12,7 @@ def test_pr_piecewise_ht_is_a_piecewise_plan_with_the_ht_protocol(rd):
     assert plan.piecewise and plan.full is None and plan.graph_kinds == ("piecewise",)
     assert plan.ht and plan.moe_protocol == "deepep_ht"
     assert plan.splitting_ops == tuple(rd.ATTENTION + rd.MOE)
-    assert plan.name_matching == "overload"
+    assert plan.name_matching == "qualified"
     assert not plan.nothing_captured
 
 
@@ -81,15 +81,22 @@ def test_malformed_resolved_settings_are_config_problems(rd, change):
 
 def test_name_matching_follows_the_release():
     assert name_matching_for("0.11.0") == "name"
-    assert name_matching_for("0.11.1") == "overload"
-    assert name_matching_for("pr29558") == "overload"
-    assert name_matching_for("") == "overload"
+    assert name_matching_for("0.11.1") == "qualified"
+    assert name_matching_for("pr29558") == "qualified"
+    assert name_matching_for("") == "qualified"
 
 
 def test_padding_and_toy_sizes():
     assert pad_to(3, [1, 2, 4, 8]) == 4 and pad_to(8, [1, 2, 4, 8]) == 8 and pad_to(9, [1, 2, 4, 8]) is None
-    assert toy_sizes((1, 2, 4, 8, 16, 24), 8) == ([1, 2, 4, 8], [3, 5, 7])
-    assert toy_sizes((16, 32), 8) == ([16], [1, 15])  # always at least the smallest capture size
+    # every size up to the limit, plus the smallest, the middle (planned[len // 2]) and the
+    # largest planned size; padded batches: gaps below verified sizes, spread to 3
+    assert toy_sizes((1, 2, 4, 8, 16, 24), 8) == ([1, 2, 4, 8, 24], [3, 7, 23])
+    assert toy_sizes((16, 32), 8) == ([16, 32], [1, 17, 31])
+    assert toy_sizes((1, 2, 4), 8) == ([1, 2, 4], [3])
+    planned = tuple([1, 2, 4] + list(range(8, 513, 8)))  # vLLM's default list: 67 sizes
+    sizes, _ = toy_sizes(planned, 8)
+    assert sizes == [1, 2, 4, 8, 248, 512] and unverified_sizes(planned, sizes)[:2] == [16, 24]
+    assert len(unverified_sizes(planned, sizes)) == 61
     sizes, padded = toy_sizes(tuple(range(8, 65, 8)), 64)
     assert len(padded) == 3 and all(pad_to(n, sizes) for n in padded)
 

@@ -5,8 +5,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from vllm_preflight.verify.moe.contract import OutputContract  # noqa: E402
-from vllm_preflight.verify.replay import AddressLog, EmulatedGraph, GraphRunner, capture_and_replay  # noqa: E402
+from vllm_preflight.verify.moe.contract import OutputContract
+from vllm_preflight.verify.replay import AddressLog, EmulatedGraph, GraphRunner, capture_and_replay
 
 
 def _run(bench, graph="piecewise", contract=None, padded=(), sg=None, sizes=(1, 2, 4, 8)):

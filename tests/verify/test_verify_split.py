@@ -10,8 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from vllm_preflight.verify.replay import split_matches_eager  # noqa: E402
-from vllm_preflight.verify.split import resolve_names, rules_for, run_split, split  # noqa: E402
+from vllm_preflight.verify.replay import split_matches_eager
+from vllm_preflight.verify.split import resolve_names, rules_for, run_split, split
 
 
 class _Doubler:
@@ -61,10 +61,11 @@ def test_getitem_joins_the_producing_split_op_from_0_11_1(ht_bench):
     assert any(u.tensors == 2 for u in old_uses)  # the tuple crosses into the captured piece
 
 
-def test_consecutive_split_ops_share_a_subgraph_from_0_16_0(torch_threads):
-    """vLLM 0.16.0 (and 0.33.0) `compilation/backends.py: split_graph`, the "keep consecutive
-    splitting ops together" branch (`should_split(node.next, ...)` steps the id back); 0.15.0
-    has no such branch, so each adjacent op gets its own subgraph with an empty one between."""
+def test_consecutive_split_ops_share_a_subgraph_from_0_15_1(torch_threads):
+    """vLLM 0.15.1 (and 0.16.0, 0.33.0) `compilation/backends.py: split_graph`, the "keep
+    consecutive splitting ops together" branch (`should_split(node.next, ...)` steps the id
+    back); 0.15.0 has no such branch, so each adjacent op gets its own subgraph with an empty
+    one between."""
     moe = torch.ops.pfverify.moe_forward
 
     def f(x):
@@ -123,7 +124,8 @@ def test_rules_per_release():
     assert rules_for("0.11.0").matching == "name" and not rules_for("0.11.0").getitem_to_producer
     r12 = rules_for("0.12.0")
     assert r12.matching == "qualified" and r12.getitem_to_producer and not r12.keep_consecutive
-    assert rules_for("0.16.0").keep_consecutive and not rules_for("0.16.0").merge_empty_only
+    assert not rules_for("0.15.0").keep_consecutive and rules_for("0.15.1").keep_consecutive
+    assert rules_for("0.16.0").keep_consecutive and not rules_for("0.17.1").merge_empty_only
     assert rules_for("0.18.1").merge_empty_only and not rules_for("0.18.1").decompose_size
     r33 = rules_for("0.33.0")
     assert r33.decompose_size and r33 == rules_for("pr-or-unknown") == rules_for("")

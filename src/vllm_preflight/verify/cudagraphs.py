@@ -31,7 +31,7 @@ class CudaGraphs:
         self.pin_inputs = pin_inputs  # N3: keep capture-time inputs alive so a moved input is a stale read
         self.capture_s: dict[int, float] = {}
 
-    def wrapper(self, name: str, runnable, runtime: Runtime, log: AddressLog) -> "CudaGraphUnit":
+    def wrapper(self, name: str, runnable, runtime: Runtime, log: AddressLog) -> CudaGraphUnit:
         return CudaGraphUnit(self, name, runnable, runtime, log)
 
     def capture(self, graph, runnable, args, size: int):

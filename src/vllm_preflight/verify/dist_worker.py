@@ -21,8 +21,8 @@ import torch
 import torch.distributed as dist
 
 from vllm_preflight.verify.compare import CLOSE, EXACT, compare
-from vllm_preflight.verify.moe.ht import ProtocolStats, get_layout
 from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
+from vllm_preflight.verify.moe.ht import ProtocolStats, get_layout
 from vllm_preflight.verify.plan import pad_to
 from vllm_preflight.verify.replay import AddressLog, EmulatedGraph, GraphRunner, Tally
 from vllm_preflight.verify.split import split
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     state: dict = {}
     result = {"rank": rank, "checks": [], "error": None, "device": str(device)}
     try:
-        if job.get("hang_rank") == rank:
+        if job.get("hang_rank") in (rank, "all"):
             _say(rank, "holding back from the next collective (hang drill)")
             time.sleep(10 * job["collective_timeout_s"])
         if job["moe"] == "deepep":
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         if rank == 0:
             with open(args.out, "w") as f:
                 json.dump(gathered, f)
-    except Exception as e:  # noqa: BLE001 - reported to the parent, which decides the exit code
+    except Exception as e:
         result["error"] = f"{type(e).__name__}: {e}"
         _say(rank, "failed: " + result["error"])
         traceback.print_exc(limit=3, file=sys.stdout)

@@ -36,8 +36,8 @@ def torch_missing() -> list[str]:
                 "on CPU-only machines pip install torch==2.13.0 from the CPU wheel index)"]
     try:
         import torch
-        import torch.fx.passes.split_module  # noqa: F401
-    except Exception as e:  # noqa: BLE001 - a broken install is reported, not raised
+        import torch.fx.passes.split_module
+    except Exception as e:
         return [f"a working torch ({type(e).__name__}: {e})"]
     if importlib.util.find_spec("torch._dynamo") is None:  # found, not imported: that takes seconds
         return [f"torch with Dynamo (torch.compile); found {torch.__version__}"]
@@ -59,7 +59,7 @@ def cuda_devices() -> tuple[int, str | None]:
 def deep_ep_distribution() -> str | None:
     try:
         names = md.packages_distributions().get("deep_ep") or []
-    except Exception:  # noqa: BLE001
+    except Exception:
         names = []
     return names[0] if names else None
 
@@ -88,7 +88,7 @@ def deep_ep_status(import_it: bool) -> dict:
         return status
     try:
         import deep_ep
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         status["detail"] = f"import failed: {type(e).__name__}: {e}"
         return status
     buffer = getattr(deep_ep, "Buffer", None)

@@ -65,7 +65,7 @@ def capture_report(cuda, device) -> dict:
                 with hook:
                     runner(x)
                 cuda.synchronize()
-            except Exception as e:  # noqa: BLE001 - the expected outcome, reported to the parent
+            except Exception as e:
                 text = str(e).splitlines()[0] if str(e) else ""
                 result.update(raised=True, error=f"{type(e).__name__}: {text}")
     result["host_syncs_under_capture"] = hook.syncs

@@ -15,10 +15,20 @@ import os
 import signal
 from dataclasses import dataclass
 
-from vllm_preflight.verify import environment, record
 from vllm_preflight.errors import UsageProblem
-from vllm_preflight.verify.outcome import (EXIT_CONFIG, EXIT_FAILED, EXIT_INTERNAL, EXIT_PASS, EXIT_UNAVAILABLE,
-                                           ConfigProblem, Interrupted, Unavailable, VerifyError, exit_code_for)
+from vllm_preflight.verify import environment, record
+from vllm_preflight.verify.outcome import (
+    EXIT_CONFIG,
+    EXIT_FAILED,
+    EXIT_INTERNAL,
+    EXIT_PASS,
+    EXIT_UNAVAILABLE,
+    ConfigProblem,
+    Interrupted,
+    Unavailable,
+    VerifyError,
+    exit_code_for,
+)
 from vllm_preflight.verify.plan import VerifyPlan, plan_from_resolved
 from vllm_preflight.verify.render import Reporter
 from vllm_preflight.verify.tiers import TIER_MODULES
@@ -206,7 +216,7 @@ def execute(s: VerifySettings) -> int:
     except KeyboardInterrupt:  # a SIGINT that arrived outside the handler's reach
         e = Interrupted(signal.SIGINT)
         code, status, reason = e.exit_code, "interrupted", e.message
-    except Exception as e:  # noqa: BLE001 - a bug in verify: its own exit code, never "hardware missing"
+    except Exception as e:
         code, status = EXIT_INTERNAL, "internal-error"
         reason = f"internal error in verify: {type(e).__name__}: {e}"
     plan_json = None

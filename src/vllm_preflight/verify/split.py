@@ -13,7 +13,7 @@ release's wheel; `SplitRules` holds it as data):
   records `torch.ops.ns.name(...)` as the packet, so `ns::name.default` never matches it;
 - 0.11.1+: a `getitem` on a node from an earlier subgraph joins its input's subgraph (vLLM PR
   #28533), so a tuple-returning op's outputs are unpacked inside the op's own piece;
-- 0.16.0+: consecutive splitting ops share one subgraph;
+- 0.15.1+ (not 0.15.0): consecutive splitting ops share one subgraph;
 - 0.18.0+: `_merge_empty_only_subgraphs` folds a subgraph holding only an `empty*` allocation
   into the previous non-splitting subgraph;
 - 0.19.0+: `_decompose_size_nodes` first replaces `x.size()` by per-dimension `sym_size.int`.
@@ -46,7 +46,7 @@ class SplitRules:
 
     matching: str               # "name" (<= 0.11.0) | "qualified" (0.11.1)
     getitem_to_producer: bool   # 0.11.1
-    keep_consecutive: bool      # 0.16.0
+    keep_consecutive: bool      # 0.15.1 (a patch release; 0.15.0 lacks it)
     merge_empty_only: bool      # 0.18.0
     decompose_size: bool        # 0.19.0
 
@@ -58,7 +58,7 @@ def rules_for(release: str) -> SplitRules:
     return SplitRules(
         matching="name" if v <= (0, 11, 0) else "qualified",
         getitem_to_producer=v >= (0, 11, 1),
-        keep_consecutive=v >= (0, 16, 0),
+        keep_consecutive=v >= (0, 15, 1),
         merge_empty_only=v >= (0, 18, 0),
         decompose_size=v >= (0, 19, 0),
     )

@@ -84,7 +84,7 @@ def _symbols(value) -> set:
         return set()
     try:
         return set(free_unbacked_symbols(value))
-    except Exception:  # noqa: BLE001 - odd meta values (e.g. None inside tuples) carry no symbols
+    except Exception:
         return set()
 
 

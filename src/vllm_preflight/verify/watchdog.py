@@ -9,10 +9,12 @@ tiers. Nothing is left behind: no torchelastic log tree, no rank outliving verif
 """
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -111,3 +113,31 @@ def launch_ranks(nproc: int, module: str, args: list[str], workdir: str, deadlin
     codes = [p.returncode for p in procs]
     code = None if timed_out else next((c for c in codes if c), 0)
     return ChildResult(code, timed_out, "\n".join(output), time.monotonic() - start)
+
+
+def run_rank_job(job: dict, nproc: int, deadline_s: float, graph: bytes | None = None
+                 ) -> tuple[list[dict] | None, ChildResult]:
+    """Launch the ranks under the watchdog (own process group, file store, loopback only); the
+    gathered per-rank results, or None. The temporary folder and everything in it goes away
+    whatever happens, Ctrl-C included."""
+    with tempfile.TemporaryDirectory(prefix="pf-verify-") as tmp:
+        job_path, out_path = os.path.join(tmp, "job.json"), os.path.join(tmp, "ranks.json")
+        if graph is not None:
+            job = dict(job, graph_file=os.path.join(tmp, "graph.pkl"))
+            with open(job["graph_file"], "wb") as f:
+                f.write(graph)
+        with open(job_path, "w") as f:
+            json.dump(job, f)
+        env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+        child = launch_ranks(nproc, "vllm_preflight.verify.dist_worker",
+                             ["--job", job_path, "--out", out_path], tmp, deadline_s, env=env)
+        if os.path.exists(out_path):
+            with open(out_path) as f:
+                return json.load(f), child
+        # a rank that raised left its error beside the missing result: put it first in the output
+        for name in sorted(os.listdir(tmp)):
+            if name.startswith("ranks.json.rank"):
+                with open(os.path.join(tmp, name)) as f:
+                    err = json.load(f)
+                child.output += f"\n[rank {err['rank']}] {err['error']}"
+        return None, child

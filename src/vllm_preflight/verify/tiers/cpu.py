@@ -8,9 +8,6 @@ A5 the HT protocol across 2 gloo processes in lockstep, under a watchdog. Then t
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-import tempfile
 
 import torch
 
@@ -20,15 +17,29 @@ from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
 from vllm_preflight.verify.moe.ht import HTEmulatedMoE, ProtocolStats
 from vllm_preflight.verify.outcome import FAIL, PASS, Check
 from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
-from vllm_preflight.verify.replay import AddressLog, EmulatedGraph, GraphRunner, Tally, capture_and_replay, \
-    split_matches_eager
+from vllm_preflight.verify.replay import (
+    AddressLog,
+    EmulatedGraph,
+    GraphRunner,
+    Tally,
+    capture_and_replay,
+    split_matches_eager,
+)
 from vllm_preflight.verify.split import split
 from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import eager_input_count, moe_name, plan_extra, replay_checks, split_check
 from vllm_preflight.verify.toy import DTYPES
 from vllm_preflight.verify.trace import export
-from vllm_preflight.verify.workbench import CPU_TOY, build_bench, build_model, plan_moe, probe_bench, \
-    set_threads_for_toy, split_ops, static_report
+from vllm_preflight.verify.workbench import (
+    CPU_TOY,
+    build_bench,
+    build_model,
+    plan_moe,
+    probe_bench,
+    set_threads_for_toy,
+    split_ops,
+    static_report,
+)
 
 SIZE_LIMIT = 8            # the toy verifies capture sizes up to this on CPU
 DTYPES_CHECKED = ("float32", "bfloat16")
@@ -131,32 +142,7 @@ def gloo_job(plan: VerifyPlan, bench, sizes: list[int], hang_rank: int | None = 
     }
 
 
-def run_ranks(job: dict, nproc: int, deadline_s: float, graph: bytes | None = None
-              ) -> tuple[list[dict] | None, watchdog.ChildResult]:
-    """Launch the ranks under the watchdog (own process group, file store, loopback only); the
-    gathered per-rank results, or None. The temporary folder and everything in it goes away
-    whatever happens, Ctrl-C included."""
-    with tempfile.TemporaryDirectory(prefix="pf-verify-") as tmp:
-        job_path, out_path = os.path.join(tmp, "job.json"), os.path.join(tmp, "ranks.json")
-        if graph is not None:
-            job = dict(job, graph_file=os.path.join(tmp, "graph.pkl"))
-            with open(job["graph_file"], "wb") as f:
-                f.write(graph)
-        with open(job_path, "w") as f:
-            json.dump(job, f)
-        env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
-        child = watchdog.launch_ranks(nproc, "vllm_preflight.verify.dist_worker",
-                                      ["--job", job_path, "--out", out_path], tmp, deadline_s, env=env)
-        if os.path.exists(out_path):
-            with open(out_path) as f:
-                return json.load(f), child
-        # a rank that raised left its error beside the missing result: put it first in the output
-        for name in sorted(os.listdir(tmp)):
-            if name.startswith("ranks.json.rank"):
-                with open(os.path.join(tmp, name)) as f:
-                    err = json.load(f)
-                child.output += f"\n[rank {err['rank']}] {err['error']}"
-        return None, child
+run_ranks = watchdog.run_rank_job  # the launcher lives with the watchdog (no torch needed)
 
 
 def merge_rank_checks(ranks: list[dict], ids: list[str], titles: dict[str, str], what: str) -> list[Check]:

@@ -20,8 +20,16 @@ from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import eager_input_count, moe_name, plan_extra, replay_checks, skipped_runtime
 from vllm_preflight.verify.toy import ToyConfig
-from vllm_preflight.verify.workbench import Bench, build_bench, build_model, plan_moe, probe_bench, \
-    set_threads_for_toy, split_ops, static_report
+from vllm_preflight.verify.workbench import (
+    Bench,
+    build_bench,
+    build_model,
+    plan_moe,
+    probe_bench,
+    set_threads_for_toy,
+    split_ops,
+    static_report,
+)
 
 GPU_TOY = ToyConfig(hidden=256, ffn=512, experts=8, top_k=2, layers=4)
 SIZE_LIMIT = 64

@@ -20,8 +20,14 @@ from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import moe_name, plan_extra, skipped_runtime
 from vllm_preflight.verify.tiers.cpu import merge_rank_checks, run_ranks
 from vllm_preflight.verify.tiers.gpu import GPU_TOY, SIZE_LIMIT, _cuda_build
-from vllm_preflight.verify.workbench import build_bench, plan_moe, probe_bench, set_threads_for_toy, split_ops, \
-    static_report
+from vllm_preflight.verify.workbench import (
+    build_bench,
+    plan_moe,
+    probe_bench,
+    set_threads_for_toy,
+    split_ops,
+    static_report,
+)
 
 DEADLINE_S = 900
 SUPPORTED_RANKS = (2, 4, 8)  # the legacy intranode kernels are compiled for these only
