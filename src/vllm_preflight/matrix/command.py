@@ -165,7 +165,8 @@ def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings
     if fmt == "html":
         from vllm_preflight.matrix.render import html
 
-        title = tables[0].title if len(tables) == 1 else "vllm-preflight matrix"
+        title = tables[0].title if len(tables) == 1 else f"{targets[0]} vs {targets[1]}" if vs else \
+            f"{len(tables)} deployments"
         return html.render(tables, f"vllm-preflight matrix · {title}", _subtitle(targets, axes), extra)
     from vllm_preflight.matrix.render import text
 
