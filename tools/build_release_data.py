@@ -104,7 +104,9 @@ def main() -> None:
     for p in facts_dir.glob("*.json"):
         facts[p.stem] = json.loads(p.read_text())
     versions = sorted(facts, key=version_key)
-    options_out, facts_out, env_vars = {}, {}, {}
+    options_out: dict[str, dict] = {}
+    facts_out: dict[str, dict] = {}
+    env_vars: dict[str, list | None] = {}
     prev: dict | None = None
     for v in versions:
         rows = option_rows(facts[v])

@@ -37,9 +37,9 @@ def _fields(cls) -> dict:
     for f in dataclasses.fields(cls):
         if f.default is not dataclasses.MISSING:
             d = f.default
-        elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+        elif f.default_factory is not dataclasses.MISSING:
             try:
-                d = f.default_factory()  # type: ignore[misc]
+                d = f.default_factory()
             except Exception:  # noqa: BLE001
                 d = "<factory>"
         else:

@@ -396,7 +396,7 @@ def _speculative(v: tuple) -> list[dict]:
 
 
 def _kv_transfer(v: tuple) -> list[dict]:
-    out = []
+    out: list[dict] = []
     for conn in ("NixlConnector", "LMCacheConnectorV1", "P2pNcclConnector", "SharedStorageConnector",
                  "ExampleConnector", "OffloadingConnector", "MooncakeConnector", "BogusConnector", "nixl"):
         for role in ("kv_both", "kv_producer", "kv_consumer"):

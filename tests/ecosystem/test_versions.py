@@ -67,7 +67,7 @@ def test_an_rc_image_tag_checks_its_release_with_a_finding(tmp_path):
 ])
 def test_vllm_version_flag_maps_with_a_finding(flag, release, kind):
     assert target_name(flag, "release") == release
-    r, out = _check("--vllm-version", flag, "--", "vllm", "serve", "m")
+    _, out = _check("--vllm-version", flag, "--", "vllm", "serve", "m")
     [res] = out["results"]
     assert res["vllm_version"] == release
     [f] = [f for f in res["findings"] if f["rule"] == "VP160"]
@@ -75,7 +75,7 @@ def test_vllm_version_flag_maps_with_a_finding(flag, release, kind):
 
 
 def test_a_plain_release_gets_no_mapping_finding():
-    r, out = _check("--vllm-version", "v0.13.0", "--", "vllm", "serve", "m")
+    _, out = _check("--vllm-version", "v0.13.0", "--", "vllm", "serve", "m")
     assert not [f for f in out["results"][0]["findings"] if f["rule"] == "VP160"]
 
 

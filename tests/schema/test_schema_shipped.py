@@ -10,12 +10,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from conftest import EXAMPLES, ROOT
 from vllm_preflight.cli import cli
 from vllm_preflight.releases import PR29558, SUPPORTED
 from vllm_preflight.schema import shipped
 from vllm_preflight.schema.generate import SCHEMA_BASE
-
-from conftest import EXAMPLES, ROOT
 
 
 def test_shipped_files_are_the_generated_ones():

@@ -5,13 +5,12 @@ import textwrap
 
 import pytest
 
+from conftest import recorded
 from vllm_preflight.load.bind import bind
 from vllm_preflight.load.shell_file import load as load_shell
 from vllm_preflight.load.source import Source
 from vllm_preflight.releases import get_release
 from vllm_preflight.schema.validate import validate_bound
-
-from conftest import recorded
 
 
 def findings_for(script: str, version: str, path: str = "run.sh"):

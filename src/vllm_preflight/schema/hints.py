@@ -60,18 +60,12 @@ def config_forbids_extra(release) -> bool:
 def _ranges(versions: list[str]) -> str:
     from vllm_preflight.releases import SUPPORTED
 
-    idx = sorted(SUPPORTED.index(v) for v in versions)
-    spans, start, prev = [], None, None
-    for i in idx:
-        if start is None:
-            start = prev = i
-        elif i == prev + 1:
-            prev = i
+    spans: list[list[int]] = []  # [first, last] indices of consecutive releases
+    for i in sorted(SUPPORTED.index(v) for v in versions):
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
         else:
-            spans.append((start, prev))
-            start = prev = i
-    if start is not None:
-        spans.append((start, prev))
+            spans.append([i, i])
     return ", ".join(SUPPORTED[a] if a == b else f"{SUPPORTED[a]}–{SUPPORTED[b]}" for a, b in spans)
 
 

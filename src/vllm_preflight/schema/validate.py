@@ -33,20 +33,8 @@ class Entry:
 
 
 def _convert(conv: str, text: str):
-    try:
-        from vllm_preflight.resolve.argv import _convert as convert  # the resolver's converters: one truth
-    except ImportError:  # pragma: no cover - the resolver is being written alongside
-        def convert(kind: str, value: str):
-            base = kind.removeprefix("opt:")
-            if kind.startswith("opt:") and value == "None":
-                return None
-            if base == "int":
-                return int(value)
-            if base == "float":
-                return float(value)
-            if base in ("json", "json_obj"):
-                return json.loads(value)
-            return value
+    from vllm_preflight.resolve.argv import _convert as convert  # the resolver's converters: one truth
+
     return convert(conv, text)
 
 
@@ -163,7 +151,8 @@ def build_instance(bound, table):
                     v = json.loads(v)
                 except ValueError as e:
                     if src.tag != "config-repr":
-                        findings.append(Finding("VP205", f"`--{key}` takes JSON; {t!r} is not JSON ({e.msg})", src.loc))
+                        why = getattr(e, "msg", str(e))
+                        findings.append(Finding("VP205", f"`--{key}` takes JSON; {t!r} is not JSON ({why})", src.loc))
                     bad = True
                     continue
             values.append((v, src))
