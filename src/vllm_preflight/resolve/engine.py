@@ -194,6 +194,13 @@ def _verify_scheduler(mnbt: int, mns: int, max_model_len: int, chunked: bool) ->
     """SchedulerConfig's own checks (a pydantic config: its caller sees ValidationError)."""
     def fail(msg: str) -> Refusal:
         return Refusal("ValidationError", f"1 validation error for SchedulerConfig\n  Value error, {msg}")
+    # field bounds (ge=1) are checked before the validators (recorded on 0.12.0 and pr29558)
+    low = [(k, v) for k, v in (("max_num_batched_tokens", mnbt), ("max_num_seqs", mns)) if v < 1]
+    if low:
+        n = len(low)
+        raise Refusal("ValidationError", f"{n} validation error{'s' if n > 1 else ''} for SchedulerConfig\n" + "\n".join(
+            f"{k}\n  Input should be greater than or equal to 1 [type=greater_than_equal, input_value={v}, "
+            f"input_type=int]" for k, v in low))
     if mnbt < max_model_len and not chunked:
         raise fail(f"max_num_batched_tokens ({mnbt}) is smaller than max_model_len ({max_model_len}). "
                    "This effectively limits the maximum sequence length to max_num_batched_tokens and "
