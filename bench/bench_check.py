@@ -38,6 +38,21 @@ def cold(cmd: list[str], runs: int) -> float:
     return statistics.median(times)
 
 
+def cold_interleaved(cmds: dict[str, list[str]], runs: int) -> dict[str, float]:
+    """Median wall time of fresh processes per command, run round-robin so that load from
+    other processes on a shared machine falls on every command alike (the ratios hold)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    times: dict[str, list[float]] = {name: [] for name in cmds}
+    for cmd in cmds.values():  # writes the bytecode, unmeasured
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+    for _ in range(runs):
+        for name, cmd in cmds.items():
+            t = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+            times[name].append(time.perf_counter() - t)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
 def throughput(seconds: float = 3.0) -> tuple[float, int]:
     from compare import deployment_of, target_of
     from vllm_preflight.resolve import resolve
@@ -92,10 +107,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=15)
     a = ap.parse_args()
     exe = [sys.executable, "-m", "vllm_preflight"]
-    base = cold([sys.executable, "-c", "import click, yaml, jsonschema, rich.console"], a.runs)
-    ours_json = cold(exe + ["check", "--format", "json", "examples/deepep-ht-dp8.sh"], a.runs)
-    ours_concise = cold(exe + ["check", "--format", "concise", "examples/deepep-ht-dp8.sh"], a.runs)
-    ours_text = cold(exe + ["check", "examples/deepep-ht-dp8.sh"], a.runs)
+    one = "examples/deepep-ht-dp8.sh"
+    t = cold_interleaved({"base": [sys.executable, "-c", "import click, yaml, jsonschema, rich.console"],
+                          "json": exe + ["check", "--format", "json", one],
+                          "concise": exe + ["check", "--format", "concise", one],
+                          "text": exe + ["check", one]}, a.runs)
+    base, ours_json, ours_concise, ours_text = t["base"], t["json"], t["concise"], t["text"]
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
