@@ -81,6 +81,8 @@ CCS = ("8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "12.0", "12.1")
 
 
 def selector_cases(n: int, seed: int) -> list[dict]:
+    """Dense attention on NVIDIA GPUs: the scope the port claims (no sparse MLA, mm-prefix,
+    sliding-window or non-causal selector inputs)."""
     rnd = random.Random(seed)
     out = []
     for i in range(n):
@@ -90,14 +92,14 @@ def selector_cases(n: int, seed: int) -> list[dict]:
             "cc": rnd.choice(CCS),
             "use_mla": mla,
             "head_size": 576 if mla else rnd.choice([64, 64, 80, 96, 128, 128, 128, 256, 512]),
-            "dtype": rnd.choice(["bfloat16", "bfloat16", "float16", "float32"]),
+            "dtype": rnd.choice(["bfloat16", "bfloat16", "bfloat16", "float16", "float32"]),
             "kv_cache_dtype": rnd.choice(["auto", "auto", "auto", "fp8", "fp8_e4m3"]),
-            "selected": None if rnd.random() < 0.6 else rnd.choice(MLA_BACKENDS if mla else STANDARD_BACKENDS),
+            "selected": None if rnd.random() < 0.7 else rnd.choice(MLA_BACKENDS if mla else STANDARD_BACKENDS),
             "trtllm_kernels": rnd.random() < 0.5,  # flashinfer cubins present / artifactory reachable
             "num_heads": rnd.choice([8, 16, 32, 64]),
             "num_kv_heads": rnd.choice([1, 2, 8, 32]),
             "has_sink": (not mla) and rnd.random() < 0.15,
-            "use_sparse": mla and rnd.random() < 0.15,
+            "use_sparse": False,
         }
         out.append(case)
     return out
@@ -317,6 +319,33 @@ def _fake_capability(gpu, cc):
 
 
 def _run_selector(case, gpu):
+    from vllm.config import VllmConfig
+
+    try:
+        from vllm.config import set_current_vllm_config
+    except ImportError:  # pragma: no cover
+        from vllm.config.vllm import set_current_vllm_config
+    from vllm.config import CacheConfig
+
+    # the engine's config is current while the worker selects backends: its KV-cache dtype is read
+    with set_current_vllm_config(VllmConfig(cache_config=CacheConfig(cache_dtype=case["kv_cache_dtype"]))):
+        return _select_and_support(case, gpu)
+
+
+def _kv_spec(case, dtype):
+    """A real FullAttentionSpec: builders check isinstance(spec, AttentionSpec)."""
+    import dataclasses
+
+    from vllm.v1.kv_cache_interface import FullAttentionSpec
+
+    names = {f.name for f in dataclasses.fields(FullAttentionSpec)}
+    kw = {"block_size": 16, "num_kv_heads": case["num_kv_heads"], "head_size": case["head_size"], "dtype": dtype}
+    if "use_mla" in names:
+        kw["use_mla"] = case["use_mla"]
+    return FullAttentionSpec(**{k: v for k, v in kw.items() if k in names})
+
+
+def _select_and_support(case, gpu):
     import importlib
     import inspect
     import types
@@ -363,13 +392,18 @@ def _run_selector(case, gpu):
                                          get_num_kv_heads=lambda pc: case["num_kv_heads"],
                                          get_head_size=lambda: case["head_size"], dtype=fields["dtype"],
                                          use_mla=case["use_mla"], is_encoder_decoder=False)
+    try:
+        from vllm.config import AttentionConfig
+
+        attention_config = AttentionConfig()
+    except ImportError:
+        attention_config = None
     vllm_config = types.SimpleNamespace(
         model_config=model_config, parallel_config=types.SimpleNamespace(
             decode_context_parallel_size=1, tensor_parallel_size=1, prefill_context_parallel_size=1),
         cache_config=types.SimpleNamespace(cache_dtype=case["kv_cache_dtype"]),
-        speculative_config=None, attention_config=None)
-    spec = types.SimpleNamespace(num_kv_heads=case["num_kv_heads"], head_size=case["head_size"],
-                                 dtype=fields["dtype"], block_size=16, sliding_window=None)
+        speculative_config=None, attention_config=attention_config)
+    spec = _kv_spec(case, fields["dtype"])
     try:
         support = builder.get_cudagraph_support(vllm_config, spec).name
         support_error = None

@@ -45,3 +45,40 @@ def theirs_lowering(line: dict) -> dict:
         return {"error": v["error"], "warnings": v["warnings"]}
     return {"error": None, "mode": v["cudagraph_mode"], "sizes": v["sizes"], "max_size": v["max_size"],
             "warnings": v["warnings"]}
+
+
+# ---------------------------------------------------------------- selector
+def selector_query(case: dict):
+    from vllm_preflight.runtime.backends import Query
+
+    major, minor = (int(x) for x in case["cc"].split("."))
+    return Query(cc=(major, minor), head_size=case["head_size"], dtype=case["dtype"],
+                 kv_cache_dtype=case["kv_cache_dtype"], use_mla=case["use_mla"],
+                 has_sink=case.get("has_sink", False), use_sparse=case.get("use_sparse", False),
+                 num_heads=case["num_heads"], num_kv_heads=case["num_kv_heads"],
+                 trtllm_kernels=case["trtllm_kernels"])
+
+
+def _error_key(text: str) -> str:
+    # "No valid attention backend found for cuda with <config repr>...": the repr is the
+    # release's own formatting of torch dtypes; the reasons list of an explicit choice is compared whole
+    return text if text.startswith("ValueError: Selected backend") else text.split(" with ")[0]
+
+
+def ours_selector(case: dict, version: str) -> dict:
+    from vllm_preflight.runtime.backends import declared_support, select
+    from vllm_preflight.runtime.rules import runtime_rules
+
+    era = runtime_rules(version)
+    q = selector_query(case)
+    ch = select(era, q, case["selected"])
+    if ch.error:
+        return {"error": _error_key(f"{ch.error[0]}: {ch.error[1]}")}
+    return {"error": None, "backend": ch.backend, "support": declared_support(era, ch.backend, q)}
+
+
+def theirs_selector(line: dict) -> dict:
+    v = line["vllm"]
+    if v["error"]:
+        return {"error": _error_key(v["error"])}
+    return {"error": None, "backend": v["backend"], "support": v["support"]}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime_compare import ours_lowering, theirs_lowering
+from runtime_compare import ours_lowering, ours_selector, theirs_lowering, theirs_selector
 
 DATA = Path(__file__).parent / "data"
 LOWERING = sorted(DATA.glob("lowering-*.jsonl"))
@@ -21,7 +21,7 @@ def _lines(path: Path) -> list[dict]:
 
 def test_required_releases_are_recorded():
     versions = {p.stem.split("-", 1)[1] for p in LOWERING}
-    assert {"0.12.0", "0.13.0", "0.20.2", "0.33.0"} <= versions
+    assert {"0.12.0", "0.13.0", "0.20.2", "0.30.0", "0.33.0"} <= versions
     for p in LOWERING:
         assert len(_lines(p)) >= 200, p.name
 
@@ -37,3 +37,24 @@ def test_lowering_agrees_with_the_release(path):
     outcomes = {theirs_lowering(line).get("mode") or theirs_lowering(line)["error"].split(":")[0]
                 for line in lines}
     assert {"PIECEWISE", "NONE", "FULL_AND_PIECEWISE", "FULL_DECODE_ONLY", "ValueError"} <= outcomes
+
+
+SELECTOR = sorted(DATA.glob("selector-*.jsonl"))
+
+
+def test_selector_goldens_cover_the_required_releases():
+    versions = {p.stem.split("-", 1)[1] for p in SELECTOR}
+    assert {"0.12.0", "0.13.0", "0.20.2", "0.30.0", "0.33.0"} <= versions
+    for p in SELECTOR:
+        assert len(_lines(p)) >= 200, p.name
+
+
+@pytest.mark.parametrize("path", SELECTOR, ids=lambda p: p.stem)
+def test_backend_choice_and_declared_support_agree_with_the_release(path):
+    lines = _lines(path)
+    version = path.stem.split("-", 1)[1]
+    bad = [(line["case"], ours_selector(line["case"], version), theirs_selector(line))
+           for line in lines if ours_selector(line["case"], version) != theirs_selector(line)]
+    assert not bad, f"{len(bad)}/{len(lines)} disagree; first: {bad[0]}"
+    chosen = {theirs_selector(line).get("backend") for line in lines}
+    assert {"FLASH_ATTN", "FLASHINFER", "TRITON_ATTN"} <= chosen

@@ -22,8 +22,26 @@ class RuntimeRules:
     rounding_parenthetical: str = "(num_speculative_tokens + 1 or tp if sequence parallelism is enabled)"
     piecewise_capture_rule: bool = False  # Model Runner V2: piecewise needs a compiled submodule
     mamba_block_check: bool = False  # max_num_seqs > Mamba cache blocks with full graphs
+    # attention-backend selector and declared support (runtime/backends.py)
+    sel_trtllm: str = "sm100"  # FlashInfer TRTLLM kernels: exact SM100 | SM100 family | + XQA on SM90/SM12x
+    sel_mla_sm10: str = "cutlass"  # first MLA backend on SM10: cutlass | flashinfer
+    sel_mla_sm12: bool = False  # SM12x has its own MLA list (TRITON_MLA)
+    sel_fa4: bool = False  # the wheel ships FA4 (cute) kernels
+    sel_kv_lists: str = "v012"  # backends' KV-cache dtype lists: v012 | v033
+    sel_fa_fp8_check: bool = False  # FLASH_ATTN's per-layer FP8-KV combination check
+    sel_fa_fp8_h512: bool = False  # ... or FA4 with head_size=512 on SM90
+    sel_sink_text_new: bool = False  # "attention sinks not supported"
+    sel_fi_head512: bool = False
+    sel_fi_cc80: bool = False  # FlashInfer needs CC >= 8.0 (was 7.5)
+    sup_fa4_always: bool = False  # FLASH_ATTN declares ALWAYS with FA4 too (else only FA3)
+    sup_fi_fa2_decode: bool = False  # FlashInfer below SM90 decodes with fa2: UNIFORM_BATCH
+    sup_flex: str = "NEVER"
+    sup_triton_mla: str = "NEVER"
+    sup_flashinfer_mla: str = "UNIFORM_BATCH"
+    sup_mamba: str = "UNIFORM_SINGLE_TOKEN_DECODE"
     v2_param: bool = False  # the resolver takes use_v2_model_runner (V2 never rounds the size list)
-    v2_runner: str = "absent"  # absent | opt_in (VLLM_USE_V2_MODEL_RUNNER=1) | default
+    v2_runner: str = "opt_in"  # opt_in (VLLM_USE_V2_MODEL_RUNNER=1) | arch_list (default for listed
+    # architectures) | default (V2 unless a feature it lacks is used)
     logger: str = "vllm.v1.worker.gpu_model_runner"
     source: str = "vllm/v1/worker/gpu_model_runner.py"  # file of the warning lines
     # evidence behind this release's rules: "golden" (its own code was executed) or "source"
@@ -33,16 +51,25 @@ class RuntimeRules:
 # (first release, changes); releases between two entries take the earlier entry's rules.
 CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.11.0", {}),
-    ("0.20.2", {"resolver": True, "mamba_block_check": True, "rounding_parenthetical":
-                "(num_speculative_tokens + 1 or tp if sequence parallelism is enabled)",
+    ("0.13.0", {"sel_trtllm": "sm100_family"}),
+    ("0.15.0", {"sel_mla_sm10": "flashinfer"}),
+    ("0.17.0", {"sel_fa4": True, "sup_mamba": "UNIFORM_BATCH"}),
+    ("0.18.0", {"sel_sink_text_new": True, "sel_kv_lists": "v033"}),
+    ("0.20.0", {"resolver": True, "mamba_block_check": True,
                 "logger": "vllm.config.compilation", "source": "vllm/config/compilation.py"}),
-    ("0.33.0", {"resolver": True, "tp_sp_rounding": False,
-                "rounding_parenthetical": "(num_speculative_tokens + 1)",
-                "piecewise_capture_rule": True, "mamba_block_check": True, "v2_runner": "default",
-                "v2_param": True,
-                "logger": "vllm.config.compilation", "source": "vllm/config/compilation.py"}),
+    ("0.20.2", {"sup_flex": "ALWAYS"}),
+    ("0.22.0", {"sup_triton_mla": "UNIFORM_BATCH", "sel_fi_head512": True, "v2_runner": "arch_list"}),
+    ("0.24.0", {"sel_mla_sm12": True, "sel_fi_cc80": True}),
+    ("0.25.0", {"sel_trtllm": "xqa", "v2_param": True}),
+    ("0.26.0", {"sup_triton_mla": "UNIFORM_SINGLE_TOKEN_DECODE"}),
+    ("0.28.0", {"sel_fa_fp8_check": True}),
+    ("0.29.0", {"v2_runner": "default"}),
+    ("0.30.0", {"piecewise_capture_rule": True}),
+    ("0.31.0", {"sup_triton_mla": "UNIFORM_BATCH", "sup_flashinfer_mla": "ALWAYS", "sel_fa_fp8_h512": True}),
+    ("0.32.0", {"tp_sp_rounding": False, "rounding_parenthetical": "(num_speculative_tokens + 1)"}),
+    ("0.33.0", {"sup_fa4_always": True, "sup_fi_fa2_decode": True}),
 )
-GOLDEN = frozenset({"0.12.0", "0.13.0", "0.33.0"})
+GOLDEN = frozenset({"0.12.0", "0.13.0", "0.20.2", "0.30.0", "0.33.0"})
 
 
 @lru_cache(maxsize=None)
