@@ -78,6 +78,12 @@ def cases(tmp: Path) -> list[tuple[str, list[str]]]:
          [write("flags-big.sh", "vllm serve m" + " --foo" * big_words + "\n")]),
         ("-cc nested 1,000 deep", [write("deep.sh", "vllm serve m -cc '" + "[" * 1000 + "]" * 1000 + "'\n")]),
         ("model config.json of 4 MiB", [write("serve-model.sh", f"vllm serve {model}\n")]),
+        ("YAML of 4 MiB (1M list items)", [write("big.yaml", ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+                                                            "list:\n" + "- a\n" * ((MAX_BYTES - 200) // 4)))]),
+        ("shell of 4 MiB (590,000 assignments)", [write("big.sh", "".join(f"A{i % 1000}=1\n" for i in range(
+            (MAX_BYTES - 100) // 7)) + "vllm serve m\n")]),
+        ("Markdown of 4 MiB (one 2M-line paragraph)", [write("big.md", "```bash\nvllm serve m\n```\n"
+                                                           + "x\n" * ((MAX_BYTES - 100) // 2))]),
     ]
 
 

@@ -74,7 +74,8 @@ def markdown_shell(text: str) -> str:
 
     lines = text.split("\n")
     out = [""] * len(lines)
-    for tok in MarkdownIt("commonmark").parse(text):
+    # block structure only: inline parsing of a 4 MiB paragraph is millions of tokens (>1 GB)
+    for tok in MarkdownIt("commonmark").disable(["inline", "text_join"]).parse(text):
         if tok.type != "fence" or not tok.map:
             continue
         lang = (tok.info.split() or [""])[0].strip("{}.").lower()
