@@ -97,12 +97,17 @@ def test_env_option_wins_over_leading_words(tmp_path):
 
 
 def test_assume_overrides_model_facts():
+    without_ep = [w for w in DEEPEP if w != "--enable-expert-parallel"]
     code, out = run("check", "--vllm-version", "0.14.1", "--assume", "model.is_moe=false", "--format", "json",
-                    "--", *DEEPEP)
+                    "--", *without_ep)
     res = json.loads(out)["results"][0]
     # 0.14.0+: the DeepEP rule counts data parallelism only for MoE models
     assert res["resolved"]["compilation_config"]["cudagraph_mode"] != "NONE"
     assert any(a["fact"] == "model.is_moe" and a["value"] is False for a in res["assumptions"])
+    # with expert parallelism, a model without experts is refused (ModelConfig.verify_with_parallel_config)
+    code, out = run("check", "--vllm-version", "0.14.1", "--assume", "model.is_moe=false", "--format", "json",
+                    "--", *DEEPEP)
+    assert "Number of experts" in json.loads(out)["results"][0]["vllm_error"]["message"]
 
 
 def test_bad_assume_is_a_usage_error():
