@@ -70,8 +70,9 @@ class _Event:
 
 
 class FakeCuda:
-    def __init__(self, recording: bool = True, devices: int = 1):
+    def __init__(self, recording: bool = True, devices: int = 1, entry_s: float = 0.0):
         self.recording = recording
+        self.entry_s = entry_s  # torch.cuda.graph's entry work (synchronize, gc, empty_cache)
         self.devices = devices
         self.capturing: FakeGraph | None = None
         self.Event = _Event
@@ -88,6 +89,10 @@ class FakeCuda:
     def graph(self, g, pool=None, stream=None):
         """The capture sits *below* every Python dispatch mode already active (a hook such as
         N4's sees each op first, as it would before a real kernel runs)."""
+        if self.entry_s:
+            import time
+
+            time.sleep(self.entry_s)
         above = [_pop_mode() for _ in range(torch._C._len_torch_dispatch_stack())]
         _push_mode(_Capture(g))
         for mode in reversed(above):

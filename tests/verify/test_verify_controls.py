@@ -82,3 +82,18 @@ def test_controls_restore_the_bench(ht_bench):
     controls.fresh_moe_outputs(ht_bench, [1, 2])
     controls.moe_not_split(ht_bench)
     assert [(m.impl, m.contract) for m in ht_bench.model.moe_layers()] == impls
+
+
+def test_cpu_tier_fails_moe_inside_a_piece_through_its_run_time_checks(rd, torch_threads):
+    """Done-criterion of the verify issue: with the MoE ops left out of splitting_ops the cpu
+    tier fails A3 (host reads frozen at capture changed at replay), not only V2/V4."""
+    from vllm_preflight.verify.plan import plan_from_resolved
+    from vllm_preflight.verify.render import Reporter
+    from vllm_preflight.verify.tiers import cpu
+
+    plan = plan_from_resolved(rd.resolved(splitting_ops=rd.ATTENTION, sizes=[1, 2, 4]), "0.12.0")
+    run = cpu.run(plan, Reporter(quiet=True), {"replays": 1})
+    a3 = [c for c in run.checks if c.id == "A3"]
+    assert [c.status for c in a3] == ["fail", "fail"] and all(c.metrics["frozen_changes"] > 0 for c in a3)
+    assert "host read" in a3[0].detail
+    assert {c.id for c in run.checks if c.status == "fail"} >= {"V2", "V4", "A3"}
