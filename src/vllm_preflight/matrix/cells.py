@@ -17,7 +17,7 @@ from vllm_preflight.matrix import axes as axes_mod
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import PR29558, get_release
 
-PARALLEL_MIN_CELLS = 1500  # below this, starting a second process costs more than it saves
+PARALLEL_MIN_CELLS = 400  # below this, a second process (fork, slim rows back) saves less than it costs
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Settings:
     gpu: str | None = None
     env: tuple = ()
     model_assume: tuple = ()  # (fact, value) pairs
-    jobs: int = 0  # 0: as many as the machine has cores (at most 2 below PARALLEL_MIN_CELLS cells each)
+    jobs: int = 0  # 0: the machine's cores (one process below PARALLEL_MIN_CELLS cells)
     slim: bool = False  # children send back only what tables, --vs and --records read (see `slim`)
 
 
