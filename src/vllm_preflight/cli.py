@@ -77,8 +77,11 @@ class _CommandAfterDashes(click.Command):
               help="`pr29558`: the unreleased PR #29558 design (MoE ops split out of piecewise "
                    "CUDA graphs for DeepEP high-throughput with DP>1), on its base vLLM 0.12.0.")
 @click.option("--gpu", default=None, metavar="GPU",
-              help="GPU the deployment runs on: H100, H200, B200, GB200, A100 "
-                   "(default: a deployment file's `gpu`, else H200).")
+              help="GPU the deployment runs on: H100, H200, H20, B200, GB200, B300, GB300, A100, L40S, "
+                   "RTX4090, RTX5090, RTXPRO6000, GB10 (default: a deployment file's `gpu`, else H200).")
+@click.option("--gpu-cc", "gpu_cc", default=None, metavar="X.Y",
+              help="CUDA compute capability of the GPU (e.g. 9.0, 10.0, 10.3, 12.0); replaces that of "
+                   "--gpu for the runtime stage's attention-backend choice.")
 @click.option("--env", "env", multiple=True, metavar="K=V",
               help="Environment variable of the deployment (wins over leading K=V words).")
 @click.option("--assume", "assume", multiple=True, metavar="K=V",
@@ -100,8 +103,8 @@ class _CommandAfterDashes(click.Command):
                    "none at all exits 0 (the pre-commit hook passes every YAML and shell file).")
 # no click path checks: an unreadable input is that input's error, after the others are checked
 @click.argument("inputs", nargs=-1, type=click.Path(readable=False))
-def check(vllm_version, target, gpu, env, assume, input_format, fmt, fail_on, verbose, skip_non_deployments,
-          inputs) -> None:
+def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fail_on, verbose,
+          skip_non_deployments, inputs) -> None:
     """Resolve deployments: FILEs and folders (shell scripts, vLLM --config YAML, Kubernetes
     manifests, *.preflight.yaml; every vLLM server in them), or `-- vllm serve MODEL ...`."""
     from vllm_preflight import ignores, outcome
@@ -113,6 +116,11 @@ def check(vllm_version, target, gpu, env, assume, input_format, fmt, fail_on, ve
     try:
         config = ignores.find_config()  # a broken config file is a usage error before any work
         command = click.get_current_context().meta.get("command_words")
+        if gpu_cc:  # `NAME@X.Y`: gpus.get_gpu replaces the capability
+            from vllm_preflight.gpus import parse_cc
+
+            parse_cc(gpu_cc)
+            gpu = f"{gpu or ''}@{gpu_cc}"
         report = check_inputs(list(inputs), command=command, vllm_version=vllm_version,
                               target=target, gpu=gpu, env=_pairs(env, "--env"),
                               assume=_pairs(assume, "--assume"), input_format=input_format,

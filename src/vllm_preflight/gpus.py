@@ -46,6 +46,10 @@ DEFAULT_GPU = "H200"
 
 
 def get_gpu(name: str) -> Gpu:
+    """`H200`, or `H200@10.3` / `@9.0` (what `--gpu-cc` passes: the capability replaced)."""
+    if "@" in name:
+        base, _, cc = name.partition("@")
+        return with_capability(get_gpu(base or DEFAULT_GPU), cc)
     key = name.upper().replace(" ", "").replace("-", "")
     if key not in GPUS:
         from vllm_preflight.errors import UsageProblem

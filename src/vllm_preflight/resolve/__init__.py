@@ -120,6 +120,9 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         engine.apply(parsed, state, facts)
         steps.run(state)
         result.resolved = resolved_view(state)
+        from vllm_preflight.runtime import runtime_stage  # the model runner's stage, after config time
+
+        result.resolved["runtime"] = runtime_stage(state, parsed.values)
     except Refusal as r:
         result.vllm_error = VllmError(r.type, r.message)
     except json.JSONDecodeError as e:  # a JSON value vLLM itself would choke on
