@@ -1,7 +1,17 @@
-"""The terminal table: rich, one colour per outcome (green on, yellow off/hazard, red refused)."""
+"""The terminal table: rich, one colour per outcome (green on, yellow off, orange hazard, red
+refused). Columns that read the same on every line move into one note under the table, so
+the lines fit a terminal; no value is cut short, only `why` at 60 characters."""
 from __future__ import annotations
 
-STYLES = {"on": "green", "off": "yellow", "hazard": "bold yellow", "refused": "red"}
+STYLES = {"on": "green", "off": "yellow", "hazard": "bold dark_orange", "refused": "red"}
+KEEP = {"graphs", "why"}
+
+
+def _constant_columns(t) -> list[int]:
+    if len(t.lines) < 2:
+        return []
+    return [k for k, h in enumerate(t.headers)
+            if h not in KEEP and len({line.cells[k] for line in t.lines}) == 1]
 
 
 def render(tables, console=None, extra_lines: list[str] = ()) -> None:
@@ -14,13 +24,29 @@ def render(tables, console=None, extra_lines: list[str] = ()) -> None:
     if not console.is_terminal:  # piped: the table at its natural width, never wrapped inside a cell
         console.width = 400
     for t in tables:
+        same = _constant_columns(t)
+        shown = [k for k in range(len(t.headers)) if k not in same]
         rt = RichTable(title=escape(t.title), box=box.SIMPLE_HEAD, header_style="bold", title_justify="left",
                        pad_edge=False)
-        for h in t.headers:
-            rt.add_column(escape(h), no_wrap=True)
+        for k in shown:
+            if t.headers[k] == "why":
+                rt.add_column("why", no_wrap=True, overflow="ellipsis", max_width=60)
+            else:
+                rt.add_column(escape(t.headers[k]), no_wrap=True)
         for line in t.lines:
-            rt.add_row(*(escape(c) for c in line.cells), style=STYLES.get(line.status))
-        console.print(rt)
+            rt.add_row(*(escape(line.cells[k]) for k in shown), style=STYLES.get(line.status))
+        # a table wider than the terminal keeps every column whole (the terminal wraps the lines)
+        # rather than squeezing values to "…"
+        need = console.measure(rt, options=console.options.update_width(10_000)).maximum
+        if need > console.width:
+            saved, console.width = console.width, need
+            console.print(rt)
+            console.width = saved
+        else:
+            console.print(rt)
+        if same:
+            console.print(escape("every line: " + ", ".join(f"{t.headers[k]} {t.lines[0].cells[k]}" for k in same)),
+                          style="dim")
         for n in t.notes:
             console.print(escape(n), style="dim")
     for line in extra_lines:
