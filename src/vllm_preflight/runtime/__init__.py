@@ -101,11 +101,13 @@ def _groups(r: RuntimeRules, q: backends.Query, layers, selected: str | None, bl
     return out, choice
 
 
-def _minimum(groups) -> tuple[str, str | None]:
+def _minimum(groups, r: RuntimeRules) -> tuple[str, str | None]:
     support, backend = "ALWAYS", None
     for _, _, cls, level in groups:
         if RANK[level] < RANK[support]:  # strictly lower: the first one found is kept
             support, backend = level, cls
+    if r.backend_names == "builder" and backend:
+        backend = backends.BUILDER_NAMES.get(backend, backend)
     return support, backend
 
 
@@ -161,7 +163,7 @@ def runtime_stage(state, values: dict) -> dict:
                     "error": {"type": choice.error[0], "message": choice.error[1]}}
         if support_override:
             groups = groups + [("other", None, "UnmodelledBackend", support_override)]
-        support, backend = _minimum(groups)
+        support, backend = _minimum(groups, r)
         res = lower(LowerInput(support=support, backend=backend, **base), r)
         return {"groups": groups, "support": support, "backend": backend, "result": res,
                 "error": {"type": res.error[0], "message": res.error[1]} if res.error else None}
@@ -192,6 +194,11 @@ def runtime_stage(state, values: dict) -> dict:
             events.append(_event(f"runtime.{w.step}", w.before, w.after, w.message, "warning"))
         if res.error:
             events.append(_event("runtime.refuses", None, None, f"{res.error[0]}: {res.error[1]}", "error"))
+        if r.mamba_cap_sizes and base["mamba"] and has_full_cudagraphs(res.mode) and not res.error:
+            assumptions.append({"fact": "mamba_cache_blocks", "value": f">= {base['max_size']}", "source": (
+                "the KV cache holds at least max_cudagraph_capture_size Mamba blocks; otherwise the capture "
+                "sizes are capped to the block count (and with none left vLLM warns \"No valid cudagraph capture "
+                "sizes remain after capping to Mamba cache blocks\" and captures no graphs)")})
         if r.mamba_block_check and base["mamba"] and has_full_cudagraphs(res.mode) and not res.error:
             n = base["max_num_seqs"]
             assumptions.append({"fact": "mamba_cache_blocks", "value": f">= {n}", "source": (

@@ -55,6 +55,19 @@ CLASS_NAMES = {
     "TOKENSPEED_MLA": "TokenSpeedMLABackend",
 }
 
+# 0.11.0's warnings name the metadata builder class instead of the backend
+BUILDER_NAMES = {
+    "FlashAttentionBackend": "FlashAttentionMetadataBuilder", "FlashInferBackend": "FlashInferMetadataBuilder",
+    "TritonAttentionBackend": "TritonAttentionMetadataBuilder", "FlexAttentionBackend": "FlexAttentionMetadataBuilder",
+    "CutlassMLABackend": "CutlassMLAMetadataBuilder", "FlashInferMLABackend": "FlashInferMLAMetadataBuilder",
+    "FlashAttnMLABackend": "FlashAttnMLAMetadataBuilder", "FlashMLABackend": "FlashMLAMetadataBuilder",
+    "TritonMLABackend": "MLACommonMetadataBuilder", "Mamba1AttentionBackend": "Mamba1AttentionMetadataBuilder",
+    "Mamba2AttentionBackend": "Mamba2AttentionMetadataBuilder",
+    "ShortConvAttentionBackend": "ShortConvAttentionMetadataBuilder",
+    "GDNAttentionBackend": "GDNAttentionMetadataBuilder", "LinearAttentionBackend": "LinearAttentionMetadataBuilder",
+}
+
+
 # ---------------------------------------------------------------- priorities
 # dense backends only: sparse-MLA backends never serve a dense layer, TOKENSPEED_MLA needs a
 # package no wheel ships, TURBOQUANT only takes turboquant KV dtypes (all three are tried last)

@@ -78,8 +78,7 @@ def lower(inp: LowerInput, rules) -> LowerResult:
     if mixed_mode(m) == "FULL" and s != "ALWAYS":
         if s == "NEVER":
             out.error = ("ValueError", f"CUDAGraphMode.{m} is not supported with {b} backend (support: "
-                         f"AttentionCGSupport.{s}); please try cudagraph_mode=PIECEWISE, and make sure "
-                         "compilation mode is VLLM_COMPILE")
+                         f"AttentionCGSupport.{s}); please try cudagraph_mode=PIECEWISE, and {rules.never_hint}")
             out.mode = m
             return out
         new = "FULL_AND_PIECEWISE" if inp.attn_split else "FULL_DECODE_ONLY"
@@ -110,7 +109,7 @@ def lower(inp: LowerInput, rules) -> LowerResult:
         m = new
     out.mode = m
     # spec decode: capture sizes become multiples of q
-    if decode_mode(m) == "FULL" and inp.q > 1 and _rounds_sizes(m, inp, rules):
+    if rules.spec_rounding and decode_mode(m) == "FULL" and inp.q > 1 and _rounds_sizes(m, inp, rules):
         mult = inp.q
         if rules.tp_sp_rounding and inp.tp > 1 and inp.enable_sp:
             mult = max(inp.q, inp.tp)

@@ -18,6 +18,10 @@ class RuntimeRules:
     # where the check runs: False = inline in GPUModelRunner._check_and_update_cudagraph_mode,
     # True = CompilationConfig.resolve_cudagraph_mode_and_sizes (early NONE return, V1-only rounding)
     resolver: bool = False
+    spec_rounding: bool = True  # spec decode rounds capture sizes (absent in 0.11.0)
+    backend_names: str = "backend"  # what the warnings name: the backend class | its metadata builder (0.11.0)
+    never_hint: str = "make sure compilation mode is VLLM_COMPILE"
+    mamba_cap_sizes: bool = False  # 0.18-0.19: capture sizes capped to the Mamba cache blocks
     tp_sp_rounding: bool = True  # spec-decode rounding to max(q, tp) with sequence parallelism
     rounding_parenthetical: str = "(num_speculative_tokens + 1 or tp if sequence parallelism is enabled)"
     piecewise_capture_rule: bool = False  # Model Runner V2: piecewise needs a compiled submodule
@@ -50,12 +54,15 @@ class RuntimeRules:
 
 # (first release, changes); releases between two entries take the earlier entry's rules.
 CHANGES: tuple[tuple[str, dict], ...] = (
-    ("0.11.0", {}),
+    ("0.11.0", {"spec_rounding": False, "backend_names": "builder",
+                "never_hint": "make sure compilation level is piecewise"}),
+    ("0.11.1", {"spec_rounding": True, "backend_names": "backend",
+                "never_hint": "make sure compilation mode is VLLM_COMPILE"}),
     ("0.13.0", {"sel_trtllm": "sm100_family"}),
     ("0.15.0", {"sel_mla_sm10": "flashinfer"}),
     ("0.17.0", {"sel_fa4": True, "sup_mamba": "UNIFORM_BATCH"}),
-    ("0.18.0", {"sel_sink_text_new": True, "sel_kv_lists": "v033"}),
-    ("0.20.0", {"resolver": True, "mamba_block_check": True,
+    ("0.18.0", {"sel_sink_text_new": True, "sel_kv_lists": "v033", "mamba_cap_sizes": True}),
+    ("0.20.0", {"resolver": True, "mamba_block_check": True, "mamba_cap_sizes": False,
                 "logger": "vllm.config.compilation", "source": "vllm/config/compilation.py"}),
     ("0.20.2", {"sup_flex": "ALWAYS"}),
     ("0.22.0", {"sup_triton_mla": "UNIFORM_BATCH", "sel_fi_head512": True, "v2_runner": "arch_list"}),
