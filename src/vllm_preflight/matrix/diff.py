@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from vllm_preflight.load.bind import flatten
 from vllm_preflight.matrix import outcome as oc
 
-SKIP = {"compilation_config.cudagraph_capture_sizes"}  # long lists: max_cudagraph_capture_size speaks for them
+# long lists (the max speaks for them), the runtime stage's bookkeeping, and its copy of the config value
+SKIP = {"compilation_config.cudagraph_capture_sizes", "runtime.cudagraph_capture_sizes", "runtime.stage",
+        "runtime.assumptions", "runtime.source", "runtime.evidence", "runtime.events", "runtime.depends_on",
+        "runtime.config_cudagraph_mode"}
 
 
 @dataclass(frozen=True)

@@ -66,11 +66,15 @@ def of(row: dict, evidence: str = "") -> Outcome:
         return Outcome("refused", err, "-", "-", "-", "-", "-", hz, deps, evidence, why(row))
     cc = row["resolved"]["compilation_config"]
     cg = str(cc.get("cudagraph_mode"))
+    # the model runner may change the mode again when the KV cache is set up: that one runs
+    runtime = str((row["resolved"].get("runtime") or {}).get("cudagraph_mode") or cg)
+    if runtime != cg:
+        cg = f"{cg} → {runtime} at runtime"
     sizes = cc.get("cudagraph_capture_sizes") or []
     cap = cc.get("max_cudagraph_capture_size")
     if cap is None and sizes:
         cap = max(sizes)
-    status = "off" if cg == "NONE" else "hazard" if _serious_hazard(row) else "on"
+    status = "off" if runtime == "NONE" else "hazard" if _serious_hazard(row) else "on"
     return Outcome(status, "starts", cg, str(cc.get("mode")), "split" if moe_split(cc) else "-",
                    str(cc.get("use_inductor_graph_partition")), "-" if cap is None else str(cap), hz, deps, evidence,
                    why(row))
@@ -85,6 +89,10 @@ def why(row: dict, limit: int = 70) -> str:
         msg = lines[1] if len(lines) > 1 and "validation error" in lines[0] else (lines or [""])[0]
         return msg if len(msg) <= limit else msg[:limit - 1] + "…"
     cc = (row.get("resolved") or {}).get("compilation_config") or {}
+    rt = (row.get("resolved") or {}).get("runtime") or {}
+    if rt.get("cudagraph_mode") == "NONE" and cc.get("cudagraph_mode") != "NONE":
+        rules = [e.get("rule") for e in rt.get("events") or [] if isinstance(e, dict) and e.get("rule")]
+        return rules[-1] if rules else "the model runner turns graphs off"
     if cc.get("cudagraph_mode") == "NONE":
         rules = [e["rule"] for e in row.get("events") or [] if e.get("field") == "compilation_config.cudagraph_mode"
                  and e.get("after") == "NONE"]
