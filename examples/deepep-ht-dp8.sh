@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # Wide-EP DeepSeek-V3 on one 8xH200 node: DeepEP high-throughput all2all, data parallel 8.
 # On every released vLLM (0.11.0-0.33.0) this turns CUDA graphs off; under the PR #29558
 # design the MoE ops are split out of piecewise CUDA graphs instead.

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # DeepEP high-throughput with DP 8, compile mode NONE and an explicit FULL CUDA graph. From vLLM
 # 0.13.0 the DeepEP rule only runs under VLLM_COMPILE, so the FULL graph stays, with the HT
 # dispatch inside it: `verify --vllm-version 0.13.0` must fail (it would hang or crash on a node).

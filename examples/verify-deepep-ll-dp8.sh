@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # Wide-EP DeepSeek-V3 with DeepEP low-latency all2all (capturable: fixed-shape buffers, no host
 # wait), data parallel 8, default cudagraph_mode. `verify` must pass: piecewise graphs and the
 # FULL decode graph both hold the MoE, and both replay like eager.

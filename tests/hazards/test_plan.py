@@ -21,7 +21,7 @@ def test_default_then_rule_then_written_place():
         ("deepep_ht.disable_cudagraphs", "FULL_AND_PIECEWISE", "NONE", "all2all_backend")]
     a2a = rows["all2all_backend"]
     assert a2a["written"]["value"] == "deepep_high_throughput"
-    assert a2a["written"]["where"].endswith("examples/deepep-ht-dp8.sh:6:5") and not a2a["changes"]
+    assert a2a["written"]["where"].endswith("examples/deepep-ht-dp8.sh:7:5") and not a2a["changes"]
     assert res.extra["summary"]["line"].startswith(
         "cudagraph_mode NONE (the -O2 default was FULL_AND_PIECEWISE): ")
 

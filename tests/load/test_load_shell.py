@@ -22,7 +22,7 @@ def test_plain_command_file_keeps_issue2_semantics(in_root):
     assert d.argv == ("vllm", "serve", "deepseek-ai/DeepSeek-V3", "--all2all-backend", "deepep_high_throughput",
                       "-dp", "8", "--enable-expert-parallel", "--port", "8000")
     assert d.env == (("VLLM_USE_DEEP_GEMM", "1"),)
-    assert (d.location.line, d.location.column) == (5, 1)
+    assert (d.location.line, d.location.column) == (6, 1)  # after the shebang and 3 comment lines
 
 
 def test_load_command_file_still_works(in_root):

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from conftest import EXAMPLES, ROOT
+from support import EXAMPLES, ROOT
 from vllm_preflight.cli import cli
 from vllm_preflight.releases import PR29558, SUPPORTED
 from vllm_preflight.schema import shipped
