@@ -3,9 +3,10 @@
 Every cell is resolved by `api.check_deployment` itself (so a row is exactly a `check`
 result); what a matrix shares between cells is made cheap around it: the input is loaded and
 parsed once, the schema findings are memoised per option value (`validation`, exact), the
-release tables load once per process, and large matrices are split over the machine's cores
-(fork: the children inherit the loaded tables). `rows(..., fast=False)` is the plain path the
-tests compare against.
+release tables load once per process, the base is bound once per release, `check`'s PR #29558
+side-by-side is shared between releases (api), and large matrices are split over the machine's
+cores (fork: the children inherit the loaded tables and send back slim rows when no JSON is
+asked for). `rows(..., fast=False)` is the plain path the tests compare against.
 """
 from __future__ import annotations
 
