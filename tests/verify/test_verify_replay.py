@@ -53,7 +53,7 @@ def test_ht_moe_inside_a_piece_fails_at_run_time(ht_bench):
 
 
 def test_a_full_graph_around_ht_fails_at_run_time(ht_bench):
-    res, log = _run(ht_bench, graph="full")
+    _, log = _run(ht_bench, graph="full")
     assert log.frozen_changes > 0
 
 
