@@ -9,6 +9,10 @@
    in-process and as one cold `check --format json FOLDER` (goal: <= 0.5 s in-process).
 3. Resolutions per second in one process, argv parsing included, over the golden corpus
    (goal: >= 20,000/s; real vLLM about 3,000/s).
+4. The library swaps where speed was the reason (issue 12): cold `check --format json` against
+   a bare interpreter and against importing the tool's own runtime dependencies; schema
+   validation of one command with jsonschema-rs (the `check` path) and python-jsonschema (the
+   tests' second opinion), and the cold import of each.
 """
 from __future__ import annotations
 
@@ -102,13 +106,44 @@ def many_in_process(folder: Path, runs: int = 3) -> float:
     return best
 
 
+RUNTIME_DEPS = "import click, yaml, jsonschema_rs, rich.console, packaging.version"
+
+
+def validation_us(version: str = "0.33.0", n: int = 2000) -> dict[str, float]:
+    """Microseconds to validate one `vllm serve` instance against a release schema, per engine."""
+    import jsonschema
+
+    from vllm_preflight.schema.engine import validator
+    from vllm_preflight.schema.generate import release_schema
+
+    schema = release_schema(version)
+    instances = [{"tensor-parallel-size": 8, "data-parallel-size": 8, "enable-expert-parallel": True,
+                  "all2all-backend": "deepep_high_throughput", "max-num-batched-tokens": "16k",
+                  "compilation-config": {"cudagraph_mode": "FULL_AND_PIECEWISE", "pass_config": {"fuse_attn_quant": True}}},
+                 {"tensor-paralel-size": 8, "compilation-config": {"cudagraph_mode": "FULL_PIECEWISE"}}]
+    engines = {"jsonschema-rs": validator(schema), "python-jsonschema": jsonschema.Draft202012Validator(schema)}
+    out = {}
+    for name, v in engines.items():
+        for inst in instances:  # warm
+            list(v.iter_errors(inst))
+        t = time.perf_counter()
+        for i in range(n):
+            list(v.iter_errors(instances[i % 2]))
+        out[name] = (time.perf_counter() - t) / n * 1e6
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=15)
     a = ap.parse_args()
     exe = [sys.executable, "-m", "vllm_preflight"]
     one = "examples/deepep-ht-dp8.sh"
-    t = cold_interleaved({"base": [sys.executable, "-c", "import click, yaml, jsonschema, rich.console"],
+    t = cold_interleaved({"bare": [sys.executable, "-c", "pass"],
+                          "deps": [sys.executable, "-c", RUNTIME_DEPS],
+                          "import jsonschema": [sys.executable, "-c", "import jsonschema"],
+                          "import jsonschema_rs": [sys.executable, "-c", "import jsonschema_rs"],
+                          "base": [sys.executable, "-c", "import click, yaml, jsonschema, rich.console"],
                           "json": exe + ["check", "--format", "json", one],
                           "concise": exe + ["check", "--format", "concise", one],
                           "text": exe + ["check", one]}, a.runs)
@@ -121,6 +156,7 @@ def main() -> None:
         warm = many_in_process(folder)
         cold_many = cold(exe + ["check", "--format", "json", "--fail-on", "never", str(folder)], max(3, a.runs // 5))
     rate, corpus = throughput()
+    swap = validation_us()
     print(f"cold baseline (import click, yaml, jsonschema, rich.console): {base * 1000:7.1f} ms")
     print(f"cold check --format json:                                      {ours_json * 1000:7.1f} ms  "
           f"({ours_json / base:.2f}x, goal <= 1.1x)")
@@ -131,6 +167,15 @@ def main() -> None:
     print(f"1,000 files in one process (check pipeline, JSON rendered):    {warm * 1000:7.1f} ms  (goal <= 500 ms)")
     print(f"1,000 files, one cold `check --format json FOLDER`:            {cold_many * 1000:7.1f} ms")
     print(f"resolutions/s in one process over {corpus} golden cases:       {rate:9.0f}  (goal >= 20000)")
+    bare, deps = t["bare"], t["deps"]
+    print(f"cold bare interpreter (python -c pass):                        {bare * 1000:7.1f} ms  "
+          f"(check --format json: {ours_json / bare:.2f}x)")
+    print(f"cold import of the runtime deps ({RUNTIME_DEPS[7:]}): {deps * 1000:7.1f} ms  "
+          f"(check --format json: {ours_json / deps:.2f}x)")
+    print(f"cold import jsonschema / jsonschema_rs:                        {t['import jsonschema'] * 1000:7.1f} / "
+          f"{t['import jsonschema_rs'] * 1000:.1f} ms")
+    print(f"validate one command (0.33.0 schema), python-jsonschema / jsonschema-rs: "
+          f"{swap['python-jsonschema']:.1f} / {swap['jsonschema-rs']:.1f} µs")
 
 
 if __name__ == "__main__":
