@@ -77,3 +77,17 @@ def test_where_the_model_facts_came_from_is_always_said(tmp_path, monkeypatch):
     _code, doc, _err = check(str(script))
     [a] = [a for a in doc["results"][0]["assumptions"] if a["fact"] == "model"]
     assert a["value"] == "models/tiny" and str(model / "config.json") in a["source"]
+
+
+def test_text_and_github_outputs_show_escapes_not_obey_them(tmp_path):
+    from click.testing import CliRunner
+
+    from vllm_preflight.cli import cli
+
+    p = tmp_path / f"b{ESC}.sh"
+    p.write_text(f"vllm serve m --x{ESC}\n")
+    for fmt in ("text", "github", "concise"):
+        r = CliRunner().invoke(cli, ["check", "--format", fmt, str(p)])
+        assert r.exit_code in (0, 1), (fmt, r.output)
+        assert "\x1b" not in r.output, fmt
+        assert "\\x1b" in r.output, fmt
