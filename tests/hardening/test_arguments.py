@@ -70,3 +70,10 @@ def test_an_empty_shell_variable_pin_stays_allowed(good):
     """`--assume NAME=` pins a variable to the empty string, as `NAME=` does in a script."""
     code, _doc, err = check("--assume", "USER_FLAGS=", str(good))
     assert code == 0, err
+
+
+def test_the_loaders_public_entry_refuses_a_single_string_too():
+    from vllm_preflight.load import load_paths
+
+    with pytest.raises(TypeError, match="paths must be a list"):
+        load_paths("in/good.sh")

@@ -247,6 +247,8 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
     `require_servers` (the default) a file or folder named in `paths` that holds none is an
     error; without it (pre-commit passes every YAML and shell file of a commit) such a file is
     skipped like one found in a folder."""
+    if isinstance(paths, (str, bytes, os.PathLike)):  # not a list: would be walked character by character
+        raise TypeError(f"paths must be a list of paths, not {type(paths).__name__}")
     deployments: list[Deployment] = []
     errors: list[InputError] = []
     done: set[str] = set()
