@@ -15,11 +15,12 @@ MIN_TORCH = (2, 4)  # torch.library.custom_op / register_fake, Dynamo custom bac
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
-    out = []
-    for part in text.split("+")[0].split(".")[:2]:
-        digits = "".join(ch for ch in part if ch.isdigit())
-        out.append(int(digits or 0))
-    return tuple(out)
+    from vllm_preflight.releases.versions import version_key
+
+    try:
+        return version_key(text)[:2]  # PEP 440: `2.13.0+cpu`, `2.10.0a0+git1234`
+    except ValueError:
+        return (0, 0)
 
 
 def torch_version() -> str | None:
