@@ -34,8 +34,10 @@ from vllm_preflight.verify.trace import Traced
 
 
 def _version(release: str) -> tuple[int, ...] | None:
+    from vllm_preflight.releases.versions import version_key
+
     try:
-        return tuple(int(p) for p in release.lstrip("v").split("."))
+        return version_key(release)
     except ValueError:
         return None
 
