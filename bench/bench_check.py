@@ -110,7 +110,8 @@ RUNTIME_DEPS = "import click, yaml, jsonschema_rs, rich.console, packaging.versi
 
 
 def validation_us(version: str = "0.33.0", n: int = 2000) -> dict[str, float]:
-    """Microseconds to validate one `vllm serve` instance against a release schema, per engine."""
+    """Microseconds to validate one `vllm serve` instance against a release schema, per engine,
+    for a valid command (the common case) and an invalid one (two errors, with did-you-means)."""
     import jsonschema
 
     from vllm_preflight.schema.engine import validator
@@ -124,12 +125,12 @@ def validation_us(version: str = "0.33.0", n: int = 2000) -> dict[str, float]:
     engines = {"jsonschema-rs": validator(schema), "python-jsonschema": jsonschema.Draft202012Validator(schema)}
     out = {}
     for name, v in engines.items():
-        for inst in instances:  # warm
-            list(v.iter_errors(inst))
-        t = time.perf_counter()
-        for i in range(n):
-            list(v.iter_errors(instances[i % 2]))
-        out[name] = (time.perf_counter() - t) / n * 1e6
+        for kind, inst in zip(("valid", "invalid"), instances):
+            list(v.iter_errors(inst))  # warm
+            t = time.perf_counter()
+            for _ in range(n):
+                list(v.iter_errors(inst))
+            out[f"{name} {kind}"] = (time.perf_counter() - t) / n * 1e6
     return out
 
 
@@ -174,8 +175,9 @@ def main() -> None:
           f"(check --format json: {ours_json / deps:.2f}x)")
     print(f"cold import jsonschema / jsonschema_rs:                        {t['import jsonschema'] * 1000:7.1f} / "
           f"{t['import jsonschema_rs'] * 1000:.1f} ms")
-    print(f"validate one command (0.33.0 schema), python-jsonschema / jsonschema-rs: "
-          f"{swap['python-jsonschema']:.1f} / {swap['jsonschema-rs']:.1f} µs")
+    for kind in ("valid", "invalid"):
+        print(f"validate one {kind} command (0.33.0 schema), python-jsonschema / jsonschema-rs: "
+              f"{swap['python-jsonschema ' + kind]:.1f} / {swap['jsonschema-rs ' + kind]:.1f} µs")
 
 
 if __name__ == "__main__":
