@@ -172,6 +172,11 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
         assumptions.append(Assumption("speculative_config.method", method,
                                       f"not checked: vLLM {state.release.version}'s list of speculative methods "
                                       f"is not recorded"))
+    if spec.get("num_speculative_tokens_per_batch_size") is not None:
+        assumptions.append(Assumption("speculative_config.num_speculative_tokens_per_batch_size",
+                                      spec["num_speculative_tokens_per_batch_size"],
+                                      "not modelled: dynamic speculative decoding can turn FULL graphs into "
+                                      "PIECEWISE and adds capture sizes (docs/config-path-map.md)"))
     model = spec.get("model")
     n = spec.get("num_speculative_tokens")
     if model is None and n is not None:
