@@ -243,3 +243,14 @@ def test_dp1_keeps_its_graphs_and_the_same_toy_passes(torch_threads, tmp_path):
     rec = json.loads(res.stdout)
     assert res.exit_code == 0, rec["outcome"]
     assert rec["plan"]["moe_protocol"] == "capturable" and rec["plan"]["cudagraph_mode"] != "NONE"
+
+
+def test_typos_in_choices_get_a_suggestion_and_an_unwritable_record_dir_is_a_usage_error(tmp_path):
+    res = invoke(PIECEWISE, "--tier", "gpuu")
+    assert res.exit_code == 2 and "Did you mean 'gpu'?" in res.output
+    res = invoke(PIECEWISE, "--target", "pr2958")
+    assert res.exit_code == 2 and "Did you mean 'pr29558'?" in res.output
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    res = invoke(PIECEWISE, "--record", str(blocked / "records"))
+    assert res.exit_code == 2 and "--record" in res.output and "Plan" not in res.output

@@ -8,6 +8,21 @@ import click
 TIERS = ("cpu", "gpu", "multi-gpu")
 
 
+class _Choice(click.Choice):
+    """click.Choice that suggests the closest choice for a typo."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            import difflib
+
+            close = difflib.get_close_matches(str(value), [str(c) for c in self.choices], n=1, cutoff=0.5)
+            if not close:
+                raise
+            self.fail(f"{e.message} Did you mean {close[0]!r}?", param, ctx)
+
+
 def _pairs(values: tuple[str, ...], option: str) -> tuple[tuple[str, str], ...]:
     from vllm_preflight.cli import _pairs as pairs
 
@@ -23,13 +38,13 @@ def _command_class():
 @click.command(cls=_command_class())
 @click.option("--vllm-version", "vllm_version", metavar="V",
               help="vLLM release to resolve for (default: the newest supported).")
-@click.option("--target", type=click.Choice(["release", "pr29558"]), default="release", show_default=True,
+@click.option("--target", type=_Choice(["release", "pr29558"]), default="release", show_default=True,
               help="`pr29558`: the unreleased PR #29558 design (MoE ops split out of piecewise CUDA graphs "
                    "for DeepEP high-throughput with DP>1).")
-@click.option("--tier", type=click.Choice(TIERS), default="cpu", show_default=True,
+@click.option("--tier", type=_Choice(TIERS), default="cpu", show_default=True,
               help="cpu: emulated graph replay and gloo ranks; gpu: real CUDA graphs on one GPU; "
                    "multi-gpu: one process per GPU with NCCL and real deep_ep.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+@click.option("--format", "fmt", type=_Choice(["text", "json"]), default="text", show_default=True,
               help="json: the record on stdout (progress goes to stderr).")
 @click.option("--output", "output", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write the JSON record to FILE (checked for writability before anything runs).")
