@@ -84,7 +84,13 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          "shell, `eval` of an unknown value, `$IFS` splitting); what runs there is not checked."),
     Rule("VP160", "version-mapped-to-release", "info",
          "A vLLM version that is not a release itself (a release candidate, post-release, dev or "
-         "local build, or a short form such as `0.13`) was checked as the release it belongs to."),
+         "local build, or a short form such as `0.13`) was checked as the release it belongs to.",
+         why="An image tag such as `v0.13.0rc1` or `v0.13.0.post1` carries the code of the release it "
+             "precedes or rebuilds; the tool reads versions as pip does (PEP 440) and models releases only.",
+         fix="Nothing to fix when the mapping is right; pin `--vllm-version` to a release to silence it.",
+         source="PEP 440 (packaging.version); vLLM's image tags on Docker Hub",
+         triggers=Example("docker run --gpus all vllm/vllm-openai:v0.13.0rc1 Qwen/Qwen3-0.6B"),
+         passes=Example("docker run --gpus all vllm/vllm-openai:v0.13.0 Qwen/Qwen3-0.6B")),
     # --- schema validation against the release ---
     Rule("VP201", "unknown-option", "error",
          "The option does not exist in this vLLM release; its parser rejects the command."),
