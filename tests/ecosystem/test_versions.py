@@ -82,3 +82,13 @@ def test_a_plain_release_gets_no_mapping_finding():
 def test_an_unsupported_version_is_still_a_usage_error():
     r = CliRunner().invoke(cli, ["check", "--vllm-version", "0.34.0rc1", "--", "vllm", "serve", "m"])
     assert r.exit_code == 2 and "supported releases are 0.11.0 to 0.33.0" in r.output
+
+
+def test_a_deployment_file_version_maps_with_a_finding_at_its_line(tmp_path):
+    path = tmp_path / "x.preflight.yaml"
+    path.write_text("vllm_version: v0.13.0.post1\ncommand: vllm serve Qwen/Qwen3-0.6B\n")
+    _, out = _check(str(path))
+    [res] = out["results"]
+    assert res["vllm_version"] == "0.13.0"
+    [f] = [f for f in res["findings"] if f["rule"] == "VP160"]
+    assert "post-release" in f["message"] and f["location"]["line"] == 1
