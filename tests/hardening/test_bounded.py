@@ -121,3 +121,16 @@ def test_a_model_config_json_over_the_size_limit_is_not_read(tmp_path, good):
     code, doc, err = check(str(p), str(good))
     assert code == 2 and "config.json" in err and "larger than" in err
     assert sources(doc) == [str(good)]
+
+
+def test_a_folder_scan_stops_at_the_folder_limit(tmp_path, monkeypatch):
+    """A link to / (/proc/self/root) must not walk the whole machine."""
+    import vllm_preflight.load as load
+
+    monkeypatch.setattr(load, "MAX_DIRS", 3)
+    for i in range(6):
+        (tmp_path / f"d{i}").mkdir()
+        (tmp_path / f"d{i}" / "serve.sh").write_text("vllm serve m\n")
+    code, doc, err = check(str(tmp_path))
+    assert code == 2 and "more than 3 folders; the rest are not checked" in err
+    assert 1 <= len(doc["results"]) <= 3

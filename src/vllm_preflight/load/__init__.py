@@ -30,6 +30,7 @@ _SHEBANG = re.compile(r"^#!\S*(?:/|\s)(?:env\s+)?(?:ba|z|k|da|a)?sh\b")
 _YAMLISH = re.compile(r"^(?:---\s*$|apiVersion\s*:|kind\s*:)", re.M)
 _SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
 MAX_FILES = 10_000
+MAX_DIRS = 10_000
 
 
 def detect_format(source) -> str:
@@ -175,6 +176,9 @@ def _walk(top: str, errors: list[InputError]) -> list[str]:
         if real in seen_dirs:
             continue
         seen_dirs.add(real)
+        if len(seen_dirs) > MAX_DIRS:  # a link to / (e.g. /proc/self/root) must not walk the machine
+            errors.append(InputError(top, f"more than {MAX_DIRS} folders; the rest are not checked"))
+            return files
         try:
             entries = sorted(os.scandir(d), key=lambda e: e.name)
         except OSError as e:
