@@ -33,7 +33,7 @@ TOY_OPS = KNOWN_SPLIT_OPS + MOE_OPS
 
 @dataclass(frozen=True)
 class OpName:
-    """A `splitting_ops` entry parsed the way `torch._library.utils.lookup_op` parses it."""
+    """A `splitting_ops` entry split into namespace, name and overload (`ns::name[.overload]`)."""
 
     written: str
     namespace: str
@@ -46,7 +46,8 @@ class OpName:
 
 
 def parse_qualified(written: str) -> OpName | None:
-    """`ns::name[.overload]`, or None where lookup_op would raise (vLLM then drops the name).
+    """`ns::name[.overload]`, or None when the entry has not that form (it then never equals a
+    qualified op name, and vLLM 0.11.1+ never splits at it).
 
     The dotted legacy form `vllm.moe_forward` has no `::` and so resolves to nothing here,
     which is what vLLM 0.11.1+ does with it.

@@ -141,7 +141,7 @@ def _units(graph: str, sg: SplitGraph) -> list[tuple[str, list[fx.Node]]]:
 
 def classify_inputs(sg: SplitGraph, placeholder_kinds: dict[str, str]) -> list[InputUse]:
     """Where each input of each captured piece comes from (design note V7): a model input (a
-    persistent buffer), a parameter, the batch size, a captured piece (stable in the graph pool)
+    static input buffer), a parameter, the batch size, a captured piece (stable in the graph pool)
     or an eager piece, which must hand back the same addresses every time."""
     part_name = {n: f"submod_{pid}" for n, pid in sg.part_of.items()}
     splitting = {p.name for p in sg.pieces if p.splitting}
