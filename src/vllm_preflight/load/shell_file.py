@@ -74,6 +74,8 @@ def markdown_shell(text: str) -> str:
 
     lines = text.split("\n")
     out = [""] * len(lines)
+    if "```" not in text and "~~~" not in text:
+        return "\n".join(out)  # no fenced block at all: nothing to parse
     # block structure only: inline parsing of a 4 MiB paragraph is millions of tokens (>1 GB)
     for tok in MarkdownIt("commonmark").disable(["inline", "text_join"]).parse(text):
         if tok.type != "fence" or not tok.map:
