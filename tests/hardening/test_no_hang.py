@@ -60,3 +60,14 @@ def test_a_sourced_fifo_does_not_block(tmp_path):
     r = check_process("--format", "json", str(tmp_path / "serve.sh"), timeout=60)
     assert r.returncode == 0, r.stderr
     assert "VP121" in r.stdout and "not a regular file" in r.stdout
+
+
+def test_devices_found_in_a_folder_are_never_opened(tmp_path):
+    """`check /dev` used to block on a console read: a device is skipped like a FIFO."""
+    shutil.copy(EXAMPLE, tmp_path / "deepep-ht-dp8.sh")
+    os.symlink(os.devnull, tmp_path / "console")  # extensionless, so the scan would read its head
+    os.symlink("/dev/zero", tmp_path / "zero.sh")  # named like a script: reported, not read
+    r = check_process("--format", "json", str(tmp_path), timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert "zero.sh: not a regular file" in r.stderr and "console" not in r.stderr
+    assert "deepep-ht-dp8.sh" in r.stdout
