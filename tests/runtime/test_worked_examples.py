@@ -182,3 +182,48 @@ def test_triton_mla_on_a100_0_12_is_never():
 def test_gpu_cc_replaces_the_capability():
     assert runtime("0.12.0", "H200@10.0", *FULL)["attention"][0]["backend"] == "FLASHINFER"
     assert runtime("0.12.0", "@12.0", *FULL)["attention"][0]["backend"] == "FLASH_ATTN"
+
+
+# -- per-release behaviour read from source between the recorded releases
+def test_attention_backend_env_is_honoured_until_0_14_and_ignored_after():
+    env = [("VLLM_ATTENTION_BACKEND", "FLASHINFER")]
+    old = runtime("0.14.1", "H200", env=env)
+    assert old["attention"][0]["backend"] == "FLASHINFER"
+    assert any(e["rule"] == "runtime.attention_backend_env" for e in old["events"])  # deprecated, still read
+    new = runtime("0.15.0", "H200", env=env)
+    assert new["attention"][0]["backend"] == "FLASH_ATTN"
+    assert any(e["rule"] == "runtime.attention_backend_env_ignored" for e in new["events"])
+
+
+def test_model_runner_v2_by_release():
+    assert runtime("0.20.2", "H200")["model_runner"] == "V1"
+    assert runtime("0.23.0", "H200", model="meta-llama/Llama-3.1-8B-Instruct")["model_runner"] == "V2"  # listed
+    assert runtime("0.25.0", "H200", model="meta-llama/Llama-3.1-8B-Instruct")["model_runner"] == "V1"
+    assert runtime("0.29.0", "H200", model="meta-llama/Llama-3.1-8B-Instruct")["model_runner"] == "V2"
+    assert runtime("0.33.0", "H200", env=[("VLLM_USE_V2_MODEL_RUNNER", "0")])["model_runner"] == "V1"
+
+
+def test_mamba_support_rises_to_uniform_batch_in_0_17():
+    assert runtime("0.16.0", "H200", *ngram(2), assume=HYBRID)["cudagraph_mode"] == "PIECEWISE"
+    assert runtime("0.17.0", "H200", *ngram(2), assume=HYBRID)["cudagraph_mode"] == "FULL_AND_PIECEWISE"
+
+
+def test_an_unmodelled_backend_gives_every_outcome_and_no_guess():
+    rt = runtime("0.33.0", "H200", "--attention-backend", "TREE_ATTN")
+    assert rt["cudagraph_mode"] is None and rt["attention"][0]["support"] is None
+    outcomes = {d["alternative"]: d["cudagraph_mode"] for d in rt["depends_on"]}
+    assert outcomes == {"ALWAYS": "FULL_AND_PIECEWISE", "UNIFORM_BATCH": "FULL_AND_PIECEWISE",
+                        "UNIFORM_SINGLE_TOKEN_DECODE": "FULL_AND_PIECEWISE", "NEVER": "PIECEWISE"}
+
+
+def test_0_11_0_names_the_metadata_builder():
+    rt = runtime("0.11.0", "B200", "-O", json.dumps({"cudagraph_mode": "FULL"}))
+    assert warnings(rt) == ["CUDAGraphMode.FULL is not supported with FlashInferMetadataBuilder backend (support: "
+                            "AttentionCGSupport.UNIFORM_BATCH); setting cudagraph_mode=FULL_AND_PIECEWISE"]
+
+
+def test_evidence_says_which_releases_are_backed_by_goldens():
+    from vllm_preflight.runtime.rules import runtime_rules
+
+    assert runtime_rules("0.30.0").evidence == "golden" and runtime_rules("0.31.0").evidence == "source"
+    assert runtime("0.12.0", "H200")["evidence"] == "golden"

@@ -57,6 +57,11 @@ def _user_backend(state, values: dict, r: RuntimeRules, events: list) -> tuple[s
                 "or v1.0.0, whichever is soonest. Please use --attention-config.backend command line argument "
                 "or AttentionConfig(backend=...) config field instead."), "warning"))
         chosen, source = env.removesuffix("_VLLM_V1"), "VLLM_ATTENTION_BACKEND"
+    elif env:
+        events.append({"field": "attention_config.backend", "before": None, "after": None,
+                       "rule": "runtime.attention_backend_env_ignored", "level": "info",
+                       "reason": f"VLLM_ATTENTION_BACKEND={env} is not read by vLLM {r.version} (removed in 0.15.0); "
+                                 "use --attention-backend"})
     if chosen and chosen.strip().lower() == "auto":
         return None, None
     return (chosen.strip().upper(), source) if chosen else (None, None)
@@ -115,7 +120,10 @@ def _runner(state, r: RuntimeRules, events: list) -> str:
     env = _truthy(state.env.get("VLLM_USE_V2_MODEL_RUNNER"))
     if env is not None:
         return "V2" if env else "V1"
-    if r.v2_runner != "default":
+    if r.v2_runner == "opt_in":
+        return "V1"
+    if r.v2_runner == "arch_list" and (state.model.architecture not in r.v2_archs
+                                       or state.model_cfg.get("is_pooling")):
         return "V1"
     method = (state.speculative_method or "").lower()
     if method in ("suffix", "custom_class"):
@@ -161,8 +169,11 @@ def runtime_stage(state, values: dict) -> dict:
         if groups is None:
             return {"groups": [], "support": None, "backend": None, "result": None,
                     "error": {"type": choice.error[0], "message": choice.error[1]}}
-        if support_override:
-            groups = groups + [("other", None, "UnmodelledBackend", support_override)]
+        if layers.unknown_support:
+            groups = groups + [("unmodelled", None, "UnmodelledBackend", support_override)]
+        groups = [(g, b, cls, level or support_override) for g, b, cls, level in groups]
+        if any(level is None for *_, level in groups):
+            return {"groups": groups, "support": None, "backend": None, "result": None, "error": None}
         support, backend = _minimum(groups, r)
         res = lower(LowerInput(support=support, backend=backend, **base), r)
         return {"groups": groups, "support": support, "backend": backend, "result": res,
@@ -180,14 +191,20 @@ def runtime_stage(state, values: dict) -> dict:
         if _mode_of(alt) != _mode_of(main) or alt["error"] != main["error"]:
             depends_on.append({"fact": "flashinfer_trtllm_kernels", "assumed": True, "alternative": False,
                                "support": alt["support"], "cudagraph_mode": _mode_of(alt), "error": alt["error"]})
-    if layers.unknown_support:
-        assumptions.append({"fact": "model.layers", "value": layers.unknown_support,
-                            "source": "declared CUDA-graph support of these layers is not modelled; outcomes per level "
-                                      "are in depends_on"})
-        for level in ("ALWAYS", "UNIFORM_BATCH", "UNIFORM_SINGLE_TOKEN_DECODE", "NEVER"):
-            alt = outcome(q, level)
-            depends_on.append({"fact": "unmodelled_layer_support", "alternative": level,
+    unmodelled = layers.unknown_support or (main["support"] is None and main["error"] is None and
+                                            f"the {selected} attention backend")
+    if unmodelled:
+        # the answer for every support level those layers could declare; certain when they agree
+        assumptions.append({"fact": "unmodelled_support", "value": unmodelled,
+                            "source": "its declared CUDA-graph support is not modelled; the outcome for each level "
+                                      "is in depends_on"})
+        alts = {level: outcome(q, level) for level in ("ALWAYS", "UNIFORM_BATCH", "UNIFORM_SINGLE_TOKEN_DECODE", "NEVER")}
+        for level, alt in alts.items():
+            depends_on.append({"fact": "unmodelled_support", "alternative": level,
                                "support": alt["support"], "cudagraph_mode": _mode_of(alt), "error": alt["error"]})
+        same = {(_mode_of(a), str(a["error"])) for a in alts.values()}
+        main = alts["ALWAYS"] if len(same) == 1 else dict(alts["ALWAYS"], result=None, error=None, support=None)
+        main = dict(main, groups=outcome(q)["groups"])  # the unmodelled support stays null
     res = main["result"]
     if res is not None:
         for w in res.warnings:

@@ -283,7 +283,9 @@ def reasons(r, name: str, q: Query) -> list[str]:
 
 def select(r, q: Query, selected: str | None = None) -> Choice:
     if selected:
-        why = reasons(r, selected, q) if selected in SPECS[r.sel_kv_lists] else ["ImportError"]
+        if selected not in SPECS[r.sel_kv_lists]:  # a backend this table does not model: no verdict
+            return Choice(selected, CLASS_NAMES.get(selected, selected), None, (selected,))
+        why = reasons(r, selected, q)
         if why:
             return Choice(None, None, ("ValueError", f"Selected backend AttentionBackendEnum.{selected} is not valid "
                                                      f"for this configuration. Reason: {why}"))
@@ -308,7 +310,7 @@ def _declared(r) -> dict:
             "TURBOQUANT": "UNIFORM_BATCH"}
 
 
-def declared_support(r, name: str, q: Query) -> str:
+def declared_support(r, name: str, q: Query) -> str | None:
     if name == "FLASH_ATTN":
         return "ALWAYS" if fa_version(r, q) in ((3, 4) if r.sup_fa4_always else (3,)) else "UNIFORM_BATCH"
     if name == "FLASHINFER":
@@ -319,7 +321,7 @@ def declared_support(r, name: str, q: Query) -> str:
             return "UNIFORM_BATCH"  # 0.33: native fa2 decode below SM90 takes uniform causal queries
         xqa_ok = q.major == 10 or (16 <= q.head_size <= 256 and q.head_size % 16 == 0)
         return "UNIFORM_BATCH" if trtllm_supported(r, q) and heads_ok and xqa_ok else "UNIFORM_SINGLE_TOKEN_DECODE"
-    return _declared(r).get(name, "NEVER")
+    return _declared(r).get(name)  # None: not modelled
 
 
 def with_kernels(q: Query, present: bool) -> Query:

@@ -46,6 +46,7 @@ class RuntimeRules:
     v2_param: bool = False  # the resolver takes use_v2_model_runner (V2 never rounds the size list)
     v2_runner: str = "opt_in"  # opt_in (VLLM_USE_V2_MODEL_RUNNER=1) | arch_list (default for listed
     # architectures) | default (V2 unless a feature it lacks is used)
+    v2_archs: tuple[str, ...] = ()  # arch_list releases: DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES
     logger: str = "vllm.v1.worker.gpu_model_runner"
     source: str = "vllm/v1/worker/gpu_model_runner.py"  # file of the warning lines
     # evidence behind this release's rules: "golden" (its own code was executed) or "source"
@@ -65,11 +66,26 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.20.0", {"resolver": True, "mamba_block_check": True, "mamba_cap_sizes": False,
                 "logger": "vllm.config.compilation", "source": "vllm/config/compilation.py"}),
     ("0.20.2", {"sup_flex": "ALWAYS"}),
-    ("0.22.0", {"sup_triton_mla": "UNIFORM_BATCH", "sel_fi_head512": True, "v2_runner": "arch_list"}),
-    ("0.24.0", {"sel_mla_sm12": True, "sel_fi_cc80": True}),
-    ("0.25.0", {"sel_trtllm": "xqa", "v2_param": True}),
-    ("0.26.0", {"sup_triton_mla": "UNIFORM_SINGLE_TOKEN_DECODE"}),
-    ("0.28.0", {"sel_fa_fp8_check": True}),
+    ("0.22.0", {"sup_triton_mla": "UNIFORM_BATCH", "sel_fi_head512": True, "v2_runner": "arch_list",
+                "v2_archs": ("Qwen3ForCausalLM",)}),
+    ("0.23.0", {"v2_archs": ("LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM")}),
+    ("0.24.0", {"sel_mla_sm12": True, "sel_fi_cc80": True,
+                "v2_archs": ("Qwen3ForCausalLM", "DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
+                             "GraniteMoeForCausalLM", "LlamaForCausalLM", "MistralForCausalLM")}),
+    ("0.25.0", {"sel_trtllm": "xqa", "v2_param": True,
+                "v2_archs": ("DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM")}),
+    ("0.26.0", {"sup_triton_mla": "UNIFORM_SINGLE_TOKEN_DECODE",
+                "v2_archs": ("DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM",
+                             "InklingForConditionalGeneration", "LongcatFlashNgramForCausalLM",
+                             "Qwen2MoeForCausalLM")}),
+    ("0.27.0", {"v2_archs": ("DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM",
+                             "InklingForConditionalGeneration", "KimiK3ForConditionalGeneration",
+                             "LongcatFlashNgramForCausalLM", "Qwen2MoeForCausalLM")}),
+    ("0.28.0", {"sel_fa_fp8_check": True,
+                "v2_archs": ("DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM",
+                             "InklingForCausalLM", "InklingForConditionalGeneration",
+                             "KimiK3ForConditionalGeneration", "LongcatFlashNgramForCausalLM",
+                             "Qwen2MoeForCausalLM")}),
     ("0.29.0", {"v2_runner": "default"}),
     ("0.30.0", {"piecewise_capture_rule": True}),
     ("0.31.0", {"sup_triton_mla": "UNIFORM_BATCH", "sup_flashinfer_mla": "ALWAYS", "sel_fa_fp8_h512": True}),
