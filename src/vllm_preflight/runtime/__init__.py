@@ -11,6 +11,7 @@ alternative; pure data in, a plain dict out.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from vllm_preflight.resolve.modes import has_full_cudagraphs
 from vllm_preflight.runtime import backends
@@ -67,6 +68,7 @@ def _user_backend(state, values: dict, r: RuntimeRules, events: list) -> tuple[s
     return (chosen.strip().upper(), source) if chosen else (None, None)
 
 
+@lru_cache(maxsize=None)
 def _option_strings(version: str) -> frozenset:
     from vllm_preflight.releases import option_table
 

@@ -11,6 +11,7 @@ kernels present in the wheel) are fields of the query, so callers can state alte
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 
@@ -281,6 +282,7 @@ def reasons(r, name: str, q: Query) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=4096)  # pure in (release rules, query, choice); one run resolves many deployments
 def select(r, q: Query, selected: str | None = None) -> Choice:
     if selected:
         if selected not in SPECS[r.sel_kv_lists]:  # a backend this table does not model: no verdict
