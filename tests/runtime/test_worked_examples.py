@@ -227,3 +227,8 @@ def test_evidence_says_which_releases_are_backed_by_goldens():
 
     assert runtime_rules("0.30.0").evidence == "golden" and runtime_rules("0.31.0").evidence == "source"
     assert runtime("0.12.0", "H200")["evidence"] == "golden"
+
+
+def test_chunked_local_backend_name_loses_the_block_size_in_0_18():
+    assert "ChunkedLocalAttention_8192_16_FlashAttentionBackend" in warnings(runtime("0.17.0", "H200", assume=LLAMA4))[0]
+    assert "ChunkedLocalAttention_8192_FlashAttentionBackend" in warnings(runtime("0.18.0", "H200", assume=LLAMA4))[0]

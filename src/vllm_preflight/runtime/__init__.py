@@ -81,14 +81,17 @@ def _event(rule: str, before, after, reason: str, level: str = "info") -> dict:
 
 
 def _query(state, values: dict, r: RuntimeRules, layers) -> backends.Query:
+    from vllm_preflight.releases import known_env_vars
+
     env = state.env
-    fa_env = env.get("VLLM_FLASH_ATTN_VERSION") if not r.sel_fa4 else None
+    known = known_env_vars(r.version) or frozenset()
+    fa_env = env.get("VLLM_FLASH_ATTN_VERSION") if "VLLM_FLASH_ATTN_VERSION" in known else None
     return backends.Query(
         cc=state.gpu.capability, head_size=layers.head_size,
         dtype=_DTYPES.get(str(values.get("dtype") or "auto").lower(), "bfloat16"),
         kv_cache_dtype=str(values.get("kv_cache_dtype") or "auto"), use_mla=layers.mla, has_sink=layers.sink,
         trtllm_kernels=True, fa_version_env=int(fa_env) if fa_env in ("2", "3") else None,
-        use_trtllm_env=_truthy(env.get("VLLM_USE_TRTLLM_ATTENTION")) if r.sel_trtllm != "xqa" else None,
+        use_trtllm_env=_truthy(env.get("VLLM_USE_TRTLLM_ATTENTION")) if "VLLM_USE_TRTLLM_ATTENTION" in known else None,
         batch_invariant=bool(_truthy(env.get("VLLM_BATCH_INVARIANT"))))
 
 
@@ -100,8 +103,9 @@ def _groups(r: RuntimeRules, q: backends.Query, layers, selected: str | None, bl
     out = [("attention", choice.backend, choice.class_name, backends.declared_support(r, choice.backend, q))]
     for kind in layers.extra:
         if kind == "chunked_local":
+            block = f"{block_size}_" if r.chunked_local_block_in_name else ""
             out.append(("chunked_local", choice.backend,
-                        f"ChunkedLocalAttention_{CHUNKED_LOCAL_SIZE}_{block_size}_{choice.class_name}", "NEVER"))
+                        f"ChunkedLocalAttention_{CHUNKED_LOCAL_SIZE}_{block}{choice.class_name}", "NEVER"))
         else:
             level = {"gdn": "UNIFORM_BATCH", "linear": "UNIFORM_SINGLE_TOKEN_DECODE"}.get(kind, r.sup_mamba)
             out.append((kind, kind.upper(), FIXED_BACKENDS[kind], level))

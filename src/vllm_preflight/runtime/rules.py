@@ -21,6 +21,7 @@ class RuntimeRules:
     spec_rounding: bool = True  # spec decode rounds capture sizes (absent in 0.11.0)
     backend_names: str = "backend"  # what the warnings name: the backend class | its metadata builder (0.11.0)
     never_hint: str = "make sure compilation mode is VLLM_COMPILE"
+    chunked_local_block_in_name: bool = True  # ChunkedLocalAttention_{chunk}_{block}_{Backend} (before 0.18)
     mamba_cap_sizes: bool = False  # 0.18-0.19: capture sizes capped to the Mamba cache blocks
     tp_sp_rounding: bool = True  # spec-decode rounding to max(q, tp) with sequence parallelism
     rounding_parenthetical: str = "(num_speculative_tokens + 1 or tp if sequence parallelism is enabled)"
@@ -62,7 +63,8 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.13.0", {"sel_trtllm": "sm100_family"}),
     ("0.15.0", {"sel_mla_sm10": "flashinfer"}),
     ("0.17.0", {"sel_fa4": True, "sup_mamba": "UNIFORM_BATCH"}),
-    ("0.18.0", {"sel_sink_text_new": True, "sel_kv_lists": "v033", "mamba_cap_sizes": True}),
+    ("0.18.0", {"sel_sink_text_new": True, "sel_kv_lists": "v033", "mamba_cap_sizes": True,
+                "chunked_local_block_in_name": False}),
     ("0.20.0", {"resolver": True, "mamba_block_check": True, "mamba_cap_sizes": False,
                 "logger": "vllm.config.compilation", "source": "vllm/config/compilation.py"}),
     ("0.20.2", {"sup_flex": "ALWAYS"}),
