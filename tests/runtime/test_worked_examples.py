@@ -42,7 +42,7 @@ def test_b200_full_becomes_full_and_piecewise_with_flashinfer(version):
                             "AttentionCGSupport.UNIFORM_BATCH); setting cudagraph_mode=FULL_AND_PIECEWISE"]
     # the cubins are a node fact: stated, and here the mode does not depend on it
     assert any(a["fact"] == "flashinfer_trtllm_kernels" for a in rt["assumptions"])
-    assert rt["depends_on"] == []
+    assert [d for d in rt["depends_on"] if d["fact"] == "flashinfer_trtllm_kernels"] == []
 
 
 def test_b200_full_without_attention_in_splitting_ops_is_full_decode_only():
@@ -144,8 +144,11 @@ def test_flashinfer_on_h200_0_12_is_single_token_decode():
 def test_flashinfer_on_h200_0_33_depends_on_the_xqa_cubins():
     rt = runtime("0.33.0", "H200", *ngram(2), "--attention-backend", "FLASHINFER")
     assert rt["support"] == "UNIFORM_BATCH" and rt["cudagraph_mode"] == "FULL_AND_PIECEWISE"
-    (dep,) = rt["depends_on"]
-    assert dep["fact"] == "flashinfer_trtllm_kernels" and dep["cudagraph_mode"] == "PIECEWISE"
+    (dep,) = [d for d in rt["depends_on"] if d["fact"] == "flashinfer_trtllm_kernels"]
+    assert dep["cudagraph_mode"] == "PIECEWISE"
+    # Model Runner V2 needs a compiled submodule for piecewise graphs: without one, decode-only full graphs
+    (sub,) = [d for d in rt["depends_on"] if d["fact"] == "model.compiled_submodule"]
+    assert sub["cudagraph_mode"] == "FULL_DECODE_ONLY"
 
 
 def test_b300_fails_0_12_exact_sm100_trtllm_test():

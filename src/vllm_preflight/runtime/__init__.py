@@ -170,7 +170,7 @@ def runtime_stage(state, values: dict) -> dict:
         v2=runner == "V2", pw_available=pw if runner == "V2" else True,
         mamba=any(k in _MAMBA_LIKE for k in layers.extra), max_num_seqs=state.scheduler.get("max_num_seqs"))
 
-    def outcome(query: backends.Query, support_override: str | None = None) -> dict:
+    def outcome(query: backends.Query, support_override: str | None = None, **over) -> dict:
         groups, choice = _groups(r, query, layers, selected, block_size)
         if groups is None:
             return {"groups": [], "support": None, "backend": None, "result": None,
@@ -181,7 +181,7 @@ def runtime_stage(state, values: dict) -> dict:
         if any(level is None for *_, level in groups):
             return {"groups": groups, "support": None, "backend": None, "result": None, "error": None}
         support, backend = _minimum(groups, r)
-        res = lower(LowerInput(support=support, backend=backend, **base), r)
+        res = lower(LowerInput(support=support, backend=backend, **{**base, **over}), r)
         return {"groups": groups, "support": support, "backend": backend, "result": res,
                 "error": {"type": res.error[0], "message": res.error[1]} if res.error else None}
 
@@ -209,8 +209,8 @@ def runtime_stage(state, values: dict) -> dict:
             depends_on.append({"fact": "unmodelled_support", "alternative": level,
                                "support": alt["support"], "cudagraph_mode": _mode_of(alt), "error": alt["error"]})
         same = {(_mode_of(a), str(a["error"])) for a in alts.values()}
-        main = alts["ALWAYS"] if len(same) == 1 else dict(alts["ALWAYS"], result=None, error=None, support=None)
-        main = dict(main, groups=outcome(q)["groups"])  # the unmodelled support stays null
+        main = alts["ALWAYS"] if len(same) == 1 else dict(alts["ALWAYS"], result=None, error=None)
+        main = dict(main, groups=outcome(q)["groups"], support=None, backend=None)  # unknown support stays null
     res = main["result"]
     if res is not None:
         for w in res.warnings:
@@ -231,10 +231,14 @@ def runtime_stage(state, values: dict) -> dict:
         events.append(_event("runtime.attention_backend", None, None,
                              f"{main['error']['type']}: {main['error']['message']}", "error"))
     if runner == "V2" and r.piecewise_capture_rule and not _truthy(state.env.get("VLLM_USE_BREAKABLE_CUDAGRAPH")) \
-            and pw:
+            and pw and res is not None:
         assumptions.append({"fact": "model.compiled_submodule", "value": True, "source": (
             "the model class is @support_torch_compile (piecewise capture available to Model Runner V2); "
             "otherwise PIECEWISE becomes NONE and FULL_AND_PIECEWISE becomes FULL_DECODE_ONLY")})
+        alt = outcome(q, pw_available=False)
+        if _mode_of(alt) != _mode_of(main) or alt["error"] != main["error"]:
+            depends_on.append({"fact": "model.compiled_submodule", "assumed": True, "alternative": False,
+                               "support": alt["support"], "cudagraph_mode": _mode_of(alt), "error": alt["error"]})
     return {
         "stage": "runtime (model runner, at KV-cache initialisation)",
         "config_cudagraph_mode": cc["cudagraph_mode"],
