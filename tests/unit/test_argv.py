@@ -23,8 +23,8 @@ def test_0_11_0_dash_o_is_the_compilation_level(words, level):
     assert args.values["compilation_config"] == {"level": level}
 
 
-@pytest.mark.parametrize("words,raw", [
-    (["-O0"], {"level": 0}), (["-O", "1"], {"level": 1}), (["-O.mode", "3"], {"mode": 3}),
+@pytest.mark.parametrize("words,raw", [  # 0.11.1's parser rewrites -O<n> to -O.mode=<n>
+    (["-O0"], {"mode": 0}), (["-O", "1"], {"mode": 1}), (["-O.mode", "3"], {"mode": 3}),
     (["-O.mode=NONE"], {"mode": "NONE"}), (["-O.mode=VLLM_COMPILE"], {"mode": "VLLM_COMPILE"}),
 ])
 def test_0_11_1_dash_o_is_the_compilation_config(words, raw):

@@ -105,7 +105,7 @@ CHANGES: list[tuple[str, dict]] = [
         "extra_default_split_ops": (), "splitting_ops_empty_without_compile": False,
         "sp_followup_appends_twice": True, "pcp_override": False, "has_breakable_cudagraph": False,
         "piecewise_assert_message": ("Compilation level should be CompilationLevel.PIECEWISE when "
-                                     "cudagraph_mode piecewise cudagraphs is used, cudagraph_mode={cg}"),
+                                     "cudagraph_mode piecewise cudagraphs is used, cudagraph_mode=CUDAGraphMode.{cg}"),
         "dbo_backends": ("deepep_low_latency", "deepep_high_throughput"),
         "dbo_message": ("Microbatching currently only supports the deepep_low_latency and "
                         "deepep_high_throughput all2all backend. {backend} is not supported. To fix set "
@@ -276,7 +276,7 @@ CHANGES: list[tuple[str, dict]] = [
         # draft-model speculation no longer refused up front
         "custom_ops_conflicts": True, "draft_model_not_implemented": False,
         "kv_connector_checked_in_config": True, "executor_backend_qualname": True,
-        "parallel_field_bounds": True, "async_pp_v1_runner_only": True,
+        "parallel_field_bounds": True, "async_pp_v1_runner_only": True, "dcp_messages_v0_33": True,
         "dbo_message": ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, "
                         "nixl_ep all2all backends on this platform. {backend} is not supported. To fix use one "
                         "of --all2all-backend=deepep_low_latency, --all2all-backend=deepep_high_throughput, "

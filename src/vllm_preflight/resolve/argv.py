@@ -67,9 +67,9 @@ def _rewrite_words(args: list[str], release: Release, out: ParsedArgs) -> list[s
         elif style == "compilation_level":  # 0.11.x: -O is --compilation-config
             if arg.startswith("-O") and arg != "-O" and arg[2] != ".":
                 level = arg[3:] if arg[2] == "=" else arg[2:]
-                processed.append(f"-O.level={level}")
+                processed.append(f"-O.{release.mode_field}={level}")  # 0.11.1+: the mode field
             elif arg == "-O" and i + 1 < len(args) and args[i + 1] in {"0", "1", "2", "3"}:
-                processed.append("-O.level")
+                processed.append(f"-O.{release.mode_field}")
             else:
                 processed.append(arg)
         elif style == "optimization_level_dotted_deprecated":  # 0.12.0
@@ -231,6 +231,26 @@ def _convert(kind: str, text: str) -> Any:
     return text  # unknown converter: vLLM takes the text
 
 
+# pydantic parses JSON with its own parser (jiter); its words for Python's JSONDecodeError messages
+_JITER = (("Expecting property name enclosed in double quotes", "key must be a string"),
+          ("Expecting value", "expected value"), ("Extra data", "trailing characters"),
+          ("Unterminated string starting at", "EOF while parsing a string"),
+          ("Expecting ':' delimiter", "expected `:`"))
+_CONFIG_CLASSES = {"compilation_config": "CompilationConfig", "kv_transfer_config": "KVTransferConfig",
+                   "kv_events_config": "KVEventsConfig", "eplb_config": "EPLBConfig",
+                   "structured_outputs_config": "StructuredOutputsConfig", "attention_config": "AttentionConfig",
+                   "ec_transfer_config": "ECTransferConfig"}
+
+
+def _config_class(dest: str) -> str:
+    return _CONFIG_CLASSES.get(dest) or "".join(p.title() for p in dest.split("_"))
+
+
+def _jiter_text(e: json.JSONDecodeError) -> str:
+    words = next((new for old, new in _JITER if e.msg.startswith(old)), e.msg)
+    return f"{words} at line {e.lineno} column {e.colno}"
+
+
 # --------------------------------------------------------------------- parsing
 def _is_option_like(word: str, table) -> bool:
     if not word or word[0] != "-" or word == "-":
@@ -342,6 +362,11 @@ def _parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
                 try:
                     v = _convert(action.converter, text)
                 except (ValueError, TypeError, json.JSONDecodeError) as e:
+                    if isinstance(e, json.JSONDecodeError) and action.converter.removeprefix("opt:") == "config":
+                        # a config class validated from JSON by pydantic: its own "Invalid JSON" error
+                        raise _arg_error(f"argument {action.display}: 1 validation error for "
+                                         f"{_config_class(action.dest)}\n  Invalid JSON: {_jiter_text(e)} "
+                                         f"[type=json_invalid, input_value={text!r}, input_type=str]") from e
                     label = action.converter_label
                     raise _arg_error(f"argument {action.display}: invalid {label} value: {text!r}") from e
                 if action.choices is not None and v not in action.choices:
@@ -352,7 +377,7 @@ def _parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
                     try:
                         compilation_config.build(v, release, state)
                     except compilation_config.ConfigInvalid as e:
-                        raise compilation_config.refusal_from(e, via_cli=True) from None
+                        raise compilation_config.refusal_from(e, via_cli=True, option=action.display) from None
                 elif action.dest in ("kv_transfer_config", "structured_outputs_config") and isinstance(v, dict):
                     problem = (config_checks.kv_transfer_problem(v, state) if action.dest == "kv_transfer_config"
                                else config_checks.structured_outputs_problem(v, state))

@@ -8,6 +8,8 @@ argparse errors when the config came from the command line.
 """
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from vllm_preflight.resolve.modes import COMPILATION_MODES, CUDAGRAPH_INT, CUDAGRAPH_VALUES
@@ -30,9 +32,40 @@ DEPRECATED_PASS_NAMES = {
 class ConfigInvalid(Exception):
     """A value pydantic (or a config's __post_init__) rejects; becomes the caller's error."""
 
-    def __init__(self, message: str, exc_type: str = "ValidationError"):
+    def __init__(self, message: str, exc_type: str = "ValidationError", kind: str = "Value error"):
         super().__init__(message)
         self.exc_type = exc_type
+        self.kind = kind  # pydantic's word for a validator's error: "Value error" | "Assertion failed"
+        self.others: list = []  # the further errors pydantic reports with this one
+
+    def pydantic_text(self, cls: str = "CompilationConfig") -> str:
+        """The error as pydantic prints it (without its [type=...] details)."""
+        errs = [self] + list(self.others)
+        lines = [f"{len(errs)} validation error{'s' if len(errs) > 1 else ''} for {cls}"]
+        for e in errs:
+            text = str(e)
+            m = _FIELD_ERROR.match(text)
+            if m:
+                lines += [m.group(1), f"  {m.group(2)} [type={_error_type(m.group(2))}]"]
+            else:
+                lines.append(f"  {e.kind}, {text} [type={'assertion_error' if e.kind == 'Assertion failed' else 'value_error'}]")
+        return "\n".join(lines)
+
+
+def _error_type(text: str) -> str:
+    """pydantic's error code for a field message (it prints it after each error)."""
+    for prefix, code in (("Unexpected keyword", "unexpected_keyword_argument"),
+                         ("Input should be a valid integer, unable", "int_parsing"),
+                         ("Input should be a valid integer, got", "int_from_float"),
+                         ("Input should be a valid integer", "int_type"), ("Input should be a valid boolean", "bool_parsing"),
+                         ("Input should be 0, 1", "enum")):
+        if text.startswith(prefix):
+            return code
+    return "value_error"
+
+
+# "field.path: Input should ..." is a field's own error; anything else a validator's
+_FIELD_ERROR = re.compile(r"^([A-Za-z_][\w.]*): ((?:Input should|Unexpected keyword|Field required).*)$", re.S)
 
 
 def _bool(value: Any, where: str) -> bool:
@@ -59,6 +92,8 @@ def _int(value: Any, where: str) -> int:
         return value
     if isinstance(value, float) and value.is_integer() and -_I64 <= value < _I64:
         return int(value)
+    if isinstance(value, float):
+        raise ConfigInvalid(f"{where}: Input should be a valid integer, got a number with a fractional part")
     if isinstance(value, str):
         text = value.strip()
         head, dot, frac = text.partition(".")
@@ -69,6 +104,7 @@ def _int(value: Any, where: str) -> int:
                 return int(text)
             except ValueError:
                 pass
+        raise ConfigInvalid(f"{where}: Input should be a valid integer, unable to parse string as an integer")
     raise ConfigInvalid(f"{where}: Input should be a valid integer")
 
 
@@ -104,7 +140,12 @@ def parse_mode(value: Any, release, field_name: str) -> str:
             raise ConfigInvalid(
                 f"Invalid compilation mode: {value}. Valid modes are: {', '.join(COMPILATION_MODES)}")
         return name
-    n = _int(value, field_name)
+    try:
+        n = _int(value, field_name)
+    except ConfigInvalid:
+        if field_name == "mode":  # an IntEnum field: pydantic names the members
+            raise ConfigInvalid("mode: Input should be 0, 1, 2 or 3") from None
+        raise
     if not 0 <= n <= 3:
         raise ConfigInvalid(f"{field_name}: Input should be 0, 1, 2 or 3")
     return COMPILATION_MODES[n]
@@ -117,10 +158,13 @@ def _pass_config(raw: Any, release, state: State) -> dict:
         raw = {}
     if not isinstance(raw, dict):
         raise ConfigInvalid("pass_config: Input should be a dictionary or an instance of PassConfig")
+    unexpected = [ConfigInvalid(f"pass_config.{key}: Unexpected keyword argument")
+                  for key in raw if key not in fields and release.config_extra == "forbid"]
+    if unexpected:  # pydantic reports every unknown key at once
+        unexpected[0].others = unexpected[1:]
+        raise unexpected[0]
     for key, value in raw.items():
         if key not in fields:
-            if release.config_extra == "forbid":
-                raise ConfigInvalid(f"pass_config.{key}: Extra inputs are not permitted")
             continue
         default = fields[key]
         if value is None:
@@ -204,7 +248,7 @@ def build(raw: dict | None, release, state: State) -> None:
     for key, value in raw.items():
         if key not in fields:
             if release.config_extra == "forbid":
-                errors.append(ConfigInvalid(f"{key}: Extra inputs are not permitted"))
+                errors.append(ConfigInvalid(f"{key}: Unexpected keyword argument"))
             continue
         given.add(key)
         try:
@@ -216,8 +260,9 @@ def build(raw: dict | None, release, state: State) -> None:
     try:
         state.pass_config = _pass_config(pass_raw, release, state)
     except ConfigInvalid as e:
-        errors.append(e)
+        errors += [e] + list(e.others)
     if errors:
+        errors[0].others = errors[1:]
         raise errors[0]
     state.cc_given |= given
     state.cc = cc
@@ -259,7 +304,7 @@ def _post_init(release, state: State) -> None:
             raise ConfigInvalid("custom_ops cannot both enable and disable the same operation(s): "
                                 f"{', '.join(both)}. Remove either the '+' or '-' directive")
     if ops.count("none") + ops.count("all") > 1:
-        raise ConfigInvalid("Can only specify 'none' or 'all'", "ValidationError")
+        raise ConfigInvalid("Can only specify 'none' or 'all'", "ValidationError", "Assertion failed")
     if state.pass_config.get("enable_qk_norm_rope_fusion"):
         ops.append("+rotary_embedding")
     for op in ops:
@@ -277,11 +322,12 @@ def _post_init(release, state: State) -> None:
         cc["backend"] = "inductor"
 
 
-def refusal_from(e: ConfigInvalid, via_cli: bool) -> Refusal:
-    """Where the config came from decides what the caller sees."""
+def refusal_from(e: ConfigInvalid, via_cli: bool, option: str = "--compilation-config") -> Refusal:
+    """Where the config came from decides what the caller sees: argparse's type check wraps
+    pydantic's message in "argument OPTION: ..."."""
     if e.exc_type != "ValidationError":
         return Refusal(e.exc_type, str(e))
     if via_cli:
-        return Refusal("ArgumentError", f"argument --compilation-config: {e}")
-    return Refusal("ValidationError", f"1 validation error for CompilationConfig\n  {e}")
+        return Refusal("ArgumentError", f"argument {option}: {e.pydantic_text()}")
+    return Refusal("ValidationError", e.pydantic_text())
 

@@ -117,8 +117,9 @@ def parallel_checks(state: State, values: dict) -> None:
         bad = [(name, values.get(name)) for name in ("tensor_parallel_size", "pipeline_parallel_size",
                                                      "data_parallel_size")
                if isinstance(values.get(name), int) and values[name] < 1]
-        if bad and bad[0][0] == "data_parallel_size" and values.get("data_parallel_size_local") is None:
-            bad.append(("data_parallel_size_local", bad[0][1]))
+        dp_bad = [v for k, v in bad if k == "data_parallel_size"]
+        if dp_bad and dp_bad[0] < 0 and values.get("data_parallel_size_local") is None:
+            bad.append(("data_parallel_size_local", dp_bad[0]))  # a ge=0 field: 0 passes, -1 does not
         if bad:
             n = len(bad)
             lines = "\n".join(f"{k}\n  Input should be greater than or equal to 1 [type=greater_than_equal, "
@@ -224,7 +225,16 @@ def model_parallel_checks(state: State, facts, values: dict) -> None:
                                  "parallelism is enabled.")
     dcp = par["decode_context_parallel_size"]
     kv = getattr(facts, "num_key_value_heads", 0)
-    if dcp > 1 and not facts.is_mla and kv:
+    if dcp > 1 and not facts.is_mla and kv and state.release.rules.get("dcp_messages_v0_33", False):
+        # 0.33.0 (model.py:1579): the same limits as ValueErrors with new wording
+        if tp <= kv:
+            raise _pyd("VllmConfig", f"Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` "
+                                     f"({tp}) to be greater than the model's total number of KV heads ({kv}). "
+                                     f"Increase `--tensor-parallel-size` or set `--decode-context-parallel-size 1`.")
+        if dcp > tp // kv:
+            raise _pyd("VllmConfig", f"`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported "
+                                     f"value ({tp // kv}) for `--tensor-parallel-size` ({tp}) and {kv} model KV heads.")
+    elif dcp > 1 and not facts.is_mla and kv:
         if not tp > kv:
             raise _pyd("VllmConfig", f"tensor parallel size {tp} must be greater than total num kv heads {kv} "
                                      f"when enable decode context parallel for GQA/MQA", "Assertion failed")

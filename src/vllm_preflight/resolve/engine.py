@@ -34,10 +34,10 @@ def _optimization_level(text: Any) -> int:
             value = int(s)
         except ValueError:
             raise Refusal("ValidationError", f"1 validation error for VllmConfig\noptimization_level\n"
-                          f"  Input should be 0, 1, 2 or 3 [input_value={text!r}]") from None
+                          f"  Input should be 0, 1, 2 or 3 [type=enum, input_value={text!r}, input_type={type(text).__name__}]") from None
     if value not in (0, 1, 2, 3):
         raise Refusal("ValidationError", f"1 validation error for VllmConfig\noptimization_level\n"
-                      f"  Input should be 0, 1, 2 or 3 [input_value={text!r}]")
+                      f"  Input should be 0, 1, 2 or 3 [type=enum, input_value={text!r}, input_type={type(text).__name__}]")
     return value
 
 
@@ -162,7 +162,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
             mnbt *= 2
         if not chunked:
             mnbt = max(max_model_len, mnbt)
-        mnbt = min((mns or mns_default) * max_model_len, mnbt)
+        mnbt = min((mns if mns is not None else mns_default) * max_model_len, mnbt)
     if mns is None:
         mns = min(mns_default, mnbt)
     state.scheduler.update({"max_num_batched_tokens": mnbt, "max_num_seqs": mns,
