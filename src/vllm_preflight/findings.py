@@ -272,8 +272,8 @@ def _with_docs() -> None:
     from vllm_preflight.findings_docs import DOCS
 
     for code, doc in DOCS.items():
-        if code in RULES and not RULES[code].why:
-            RULES[code] = replace(RULES[code], **doc)
+        if code in RULES:  # fields the entry itself leaves empty
+            RULES[code] = replace(RULES[code], **{k: v for k, v in doc.items() if not getattr(RULES[code], k)})
 
 
 _with_docs()
