@@ -141,6 +141,8 @@ def trtllm_supported(r, q: Query) -> bool:
         return q.cc == (10, 0)  # exact SM100: B300 (SM103) fails
     if r.sel_trtllm == "sm100_family":
         return q.major == 10
+    if r.sel_trtllm == "xqa_sm90":
+        return q.cc == (9, 0) or q.major == 10
     return q.cc == (9, 0) or q.major in (10, 12)  # XQA decode on SM90/SM12x, TRTLLM on SM100 family
 
 
@@ -317,7 +319,7 @@ def declared_support(r, name: str, q: Query) -> str | None:
         return "ALWAYS" if fa_version(r, q) in ((3, 4) if r.sup_fa4_always else (3,)) else "UNIFORM_BATCH"
     if name == "FLASHINFER":
         heads_ok = q.num_heads % q.num_kv_heads == 0
-        if r.sel_trtllm != "xqa":
+        if r.sel_trtllm in ("sm100", "sm100_family"):
             return "UNIFORM_BATCH" if trtllm_supported(r, q) and heads_ok else "UNIFORM_SINGLE_TOKEN_DECODE"
         if q.cc < (9, 0) and r.sup_fi_fa2_decode:
             return "UNIFORM_BATCH"  # 0.33: native fa2 decode below SM90 takes uniform causal queries

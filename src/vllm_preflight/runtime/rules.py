@@ -28,7 +28,8 @@ class RuntimeRules:
     piecewise_capture_rule: bool = False  # Model Runner V2: piecewise needs a compiled submodule
     mamba_block_check: bool = False  # max_num_seqs > Mamba cache blocks with full graphs
     # attention-backend selector and declared support (runtime/backends.py)
-    sel_trtllm: str = "sm100"  # FlashInfer TRTLLM kernels: exact SM100 | SM100 family | + XQA on SM90/SM12x
+    # FlashInfer TRTLLM kernels: exact SM100 | SM100 family | + XQA decode on SM90 | + SM12x
+    sel_trtllm: str = "sm100"  # sm100 | sm100_family | xqa_sm90 | xqa
     sel_mla_sm10: str = "cutlass"  # first MLA backend on SM10: cutlass | flashinfer
     sel_mla_sm12: bool = False  # SM12x has its own MLA list (TRITON_MLA)
     sel_fa4: bool = False  # the wheel ships FA4 (cute) kernels
@@ -74,7 +75,7 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.24.0", {"sel_mla_sm12": True, "sel_fi_cc80": True,
                 "v2_archs": ("Qwen3ForCausalLM", "DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
                              "GraniteMoeForCausalLM", "LlamaForCausalLM", "MistralForCausalLM")}),
-    ("0.25.0", {"sel_trtllm": "xqa", "v2_param": True,
+    ("0.25.0", {"sel_trtllm": "xqa_sm90", "v2_param": True,
                 "v2_archs": ("DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM")}),
     ("0.26.0", {"sup_triton_mla": "UNIFORM_SINGLE_TOKEN_DECODE",
                 "v2_archs": ("DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM",
@@ -83,7 +84,7 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.27.0", {"v2_archs": ("DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM",
                              "InklingForConditionalGeneration", "KimiK3ForConditionalGeneration",
                              "LongcatFlashNgramForCausalLM", "Qwen2MoeForCausalLM")}),
-    ("0.28.0", {"sel_fa_fp8_check": True,
+    ("0.28.0", {"sel_fa_fp8_check": True, "sel_trtllm": "xqa",
                 "v2_archs": ("DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM",
                              "InklingForCausalLM", "InklingForConditionalGeneration",
                              "KimiK3ForConditionalGeneration", "LongcatFlashNgramForCausalLM",
@@ -94,7 +95,7 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.32.0", {"tp_sp_rounding": False, "rounding_parenthetical": "(num_speculative_tokens + 1)"}),
     ("0.33.0", {"sup_fa4_always": True, "sup_fi_fa2_decode": True}),
 )
-GOLDEN = frozenset({"0.12.0", "0.13.0", "0.20.2", "0.30.0", "0.33.0"})
+GOLDEN = frozenset({"0.12.0", "0.13.0", "0.20.2", "0.25.0", "0.30.0", "0.33.0"})
 
 
 @lru_cache(maxsize=None)
