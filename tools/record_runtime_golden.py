@@ -277,7 +277,8 @@ def _run_lowering(case):
     me = types.SimpleNamespace(
         vllm_config=types.SimpleNamespace(compilation_config=cc), compilation_config=cc,
         uniform_decode_query_len=q, parallel_config=types.SimpleNamespace(tensor_parallel_size=case["tp"]),
-        cudagraph_dispatcher=Dispatcher(), cudagraph_batch_sizes=None)
+        cudagraph_dispatcher=Dispatcher(), cudagraph_batch_sizes=None, speculative_config=None,
+        drafter=None, kv_cache_config=None)
     GPUModelRunner._check_and_update_cudagraph_mode(me, sets, groups)
     return {"mode": cc.cudagraph_mode.name, "cudagraph_mode": cc.cudagraph_mode.name,
             "sizes": cc.cudagraph_capture_sizes, "max_size": cc.max_cudagraph_capture_size,
