@@ -86,6 +86,12 @@ CHANGES: list[tuple[str, dict]] = [
         "serve_model_flag": "error",
         # engine args: EngineArgs._check_feature_supported refuses draft-model speculation
         "draft_model_not_implemented": True,
+        # config checks outside the compilation path (resolve/config_checks.py; first release of
+        # each read in every release's sources, 0.20.2 and 0.30.0 taken as their neighbours)
+        "async_pp": None, "scheduler_field_bounds": False, "kv_connector_checked_in_config": False,
+        "parallel_field_bounds": False, "dcp_check_in_parallel_config": False,
+        "custom_ops_conflicts": False, "dcp_messages_v0_27": False, "executor_class_lookup": False,
+        "ray_installed": True,
         # compilation config
         "mode_field": "level", "mode_accepts_names": False, "has_level_alias": False,
         "config_extra": "ignore", "cudagraph_mode_bad_name_error": "KeyError",
@@ -127,6 +133,7 @@ CHANGES: list[tuple[str, dict]] = [
         "piecewise_needs_compile_message": "",
     }),
     ("0.11.1", {
+        "async_pp": "refuse", "scheduler_field_bounds": True,
         "pipeline": PIPELINE_V0_11_1,
         "serve_model_flag": "move",
         "mode_field": "mode", "mode_accepts_names": True, "has_level_alias": True,
@@ -188,10 +195,12 @@ CHANGES: list[tuple[str, dict]] = [
     ("0.15.1", {
         "extra_default_split_ops": ("vllm::unified_kv_cache_update",),
     }),
+    ("0.15.0", {"draft_model_not_implemented": False, "async_pp": None}),
     ("0.16.0", {
         "all2all_env": "ignored", "sp_tp1_disable": True,
     }),
     ("0.17.0", {
+        "kv_connector_checked_in_config": True,
         "pipeline": PIPELINE_V0_17, "sp_threshold": True, "sp_rms_norm": None,
         "allreduce_fusion_auto": True, "capture_interactivity": True, "validate_environ": True,
         "allreduce_fusion_single_dp_pp": True, "removed_all2all_backends": ("pplx",),
@@ -214,6 +223,7 @@ CHANGES: list[tuple[str, dict]] = [
             "enabled.Disabling fuse_rope_kvcache.Please either set splitting_ops to an empty list []or set "
             "use_inductor_graph_partition to True to enable RoPE+KV cache fusion.")},
     }),
+    ("0.19.0", {"executor_class_lookup": True}),  # VllmConfig looks the executor class up by name
     ("0.20.0", {
         "pipeline": PIPELINE_V0_20 + ("log_enabled_passes",),
         "sp_full_graph_rule": True, "sp_followup": "pp_only", "dotted_human_readable_int": True,
@@ -228,6 +238,7 @@ CHANGES: list[tuple[str, dict]] = [
         "breakable_message": ("VLLM_USE_BREAKABLE_CUDAGRAPH is set, disabling vLLM's torch.compile "
                               "pipeline. Equivalent to -cc.mode=none."),
     }),
+    ("0.23.0", {"parallel_field_bounds": True}),
     ("0.24.0", {
         "dbo_backends": ("deepep_low_latency", "deepep_high_throughput", "nixl_ep"),
         "dbo_message": ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, "
@@ -238,6 +249,7 @@ CHANGES: list[tuple[str, dict]] = [
                                       "deepep_low_latency, nixl_ep, or allgather_reducescatter"),
     }),
     ("0.26.0", {
+        "dcp_check_in_parallel_config": True,
         "rope_kvcache_fusion_guards": ("fuse_rope_kvcache", "fuse_qk_norm_rope_kvcache"),
         "rope_kvcache_messages": {
             "fuse_rope_kvcache": (
@@ -251,6 +263,9 @@ CHANGES: list[tuple[str, dict]] = [
                 "QK-Norm+RoPE+KV cache fusion."),
         },
     }),
+    # ray: a dependency of 0.12.0-0.13.0 (their wheel metadata), not of 0.27.0 and 0.33.0;
+    # 0.14.0-0.26.0 not read, taken as still installing it
+    ("0.27.0", {"custom_ops_conflicts": True, "dcp_messages_v0_27": True, "ray_installed": False}),
     ("0.28.0", {
         "sm100_capture_ceiling": True,
     }),
@@ -272,11 +287,9 @@ CHANGES: list[tuple[str, dict]] = [
         "v2_runner_default": True,
     }),
     ("0.33.0", {
-        # recorded on 0.33.0 (not checked on 0.14.0-0.32.0): conflicting custom_ops refused;
-        # draft-model speculation no longer refused up front
-        "custom_ops_conflicts": True, "draft_model_not_implemented": False,
-        "kv_connector_checked_in_config": True, "executor_backend_qualname": True,
-        "parallel_field_bounds": True, "async_pp_v1_runner_only": True, "dcp_messages_v0_33": True,
+        # recorded on 0.33.0 (releases 0.30-0.32 not read): async scheduling with PP refused only
+        # on the V1 runner
+        "async_pp": "v1_runner",
         "dbo_message": ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, "
                         "nixl_ep all2all backends on this platform. {backend} is not supported. To fix use one "
                         "of --all2all-backend=deepep_low_latency, --all2all-backend=deepep_high_throughput, "

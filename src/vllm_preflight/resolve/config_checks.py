@@ -83,7 +83,7 @@ def dcp_divides_tp(state: State) -> None:
     """A bare assert in create_engine_config (not inside a pydantic config)."""
     tp = state.parallel["tensor_parallel_size"]
     dcp = state.parallel["decode_context_parallel_size"]
-    if dcp and tp % dcp != 0 and not state.release.rules.get("parallel_field_bounds", False):
+    if dcp and tp % dcp != 0 and not state.release.rules.get("dcp_check_in_parallel_config", False):
         raise Refusal("AssertionError", f"tp_size={tp} must be divisible bydcp_size={dcp}.")
 
 
@@ -112,8 +112,7 @@ def parallel_checks(state: State, values: dict) -> None:
     dp_local = values.get("data_parallel_size_local")
     if dp_local is None:
         dp_local = dp
-    if state.release.rules.get("parallel_field_bounds", False):
-        # 0.33.0: sizes are `ge=1` fields, and the tp % dcp rule moved into ParallelConfig
+    if state.release.rules.get("parallel_field_bounds", False):  # 0.23.0: sizes are `ge=1` fields
         bad = [(name, values.get(name)) for name in ("tensor_parallel_size", "pipeline_parallel_size",
                                                      "data_parallel_size")
                if isinstance(values.get(name), int) and values[name] < 1]
@@ -125,6 +124,7 @@ def parallel_checks(state: State, values: dict) -> None:
             lines = "\n".join(f"{k}\n  Input should be greater than or equal to 1 [type=greater_than_equal, "
                               f"input_value={v}, input_type=int]" for k, v in bad)
             raise Refusal("ValidationError", f"{n} validation error{'s' if n > 1 else ''} for ParallelConfig\n{lines}")
+    if state.release.rules.get("dcp_check_in_parallel_config", False):  # 0.26.0: moved from create_engine_config
         tp, dcp = par["tensor_parallel_size"], par["decode_context_parallel_size"]
         if dcp and tp % dcp != 0:
             raise _pyd("ParallelConfig", f"tp_size={tp} must be divisible by dcp_size={dcp}.")
@@ -225,8 +225,8 @@ def model_parallel_checks(state: State, facts, values: dict) -> None:
                                  "parallelism is enabled.")
     dcp = par["decode_context_parallel_size"]
     kv = getattr(facts, "num_key_value_heads", 0)
-    if dcp > 1 and not facts.is_mla and kv and state.release.rules.get("dcp_messages_v0_33", False):
-        # 0.33.0 (model.py:1579): the same limits as ValueErrors with new wording
+    if dcp > 1 and not facts.is_mla and kv and state.release.rules.get("dcp_messages_v0_27", False):
+        # 0.27.0 (0.33.0: model.py:1579): the same limits as ValueErrors with new wording
         if tp <= kv:
             raise _pyd("VllmConfig", f"Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` "
                                      f"({tp}) to be greater than the model's total number of KV heads ({kv}). "
@@ -248,8 +248,9 @@ def async_scheduling_checks(state: State, values: dict) -> None:
     """Async scheduling asked for explicitly: hard failures in VllmConfig.__post_init__."""
     if not values.get("async_scheduling"):
         return
-    if state.parallel["pipeline_parallel_size"] > 1:
-        if state.release.rules.get("async_pp_v1_runner_only", False):
+    rule = state.release.rules.get("async_pp")
+    if state.parallel["pipeline_parallel_size"] > 1 and rule:
+        if rule == "v1_runner":
             from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner
 
             if not _uses_v2_runner(state):  # 0.33.0: only the V1 model runner lacks it
@@ -303,17 +304,19 @@ def structured_outputs_problem(so: dict, state: State) -> str | None:
 
 
 def executor_backend_check(state: State, values: dict, assumptions: list[Assumption]) -> None:
-    """--distributed-executor-backend: `ray` needs the ray package, which vLLM 0.33.0 no longer
-    installs; from 0.33.0 any other name is taken as a `module.Class` path."""
+    """--distributed-executor-backend: `ray` needs the ray package, which vLLM no longer installs
+    by 0.27.0; from 0.19.0 VllmConfig takes any other unknown name as a `module.Class` path."""
     backend = values.get("distributed_executor_backend")
-    if backend is None or not state.release.rules.get("executor_backend_qualname", False):
+    if backend is None:
         return
-    if backend == "ray":
+    rules = state.release.rules
+    if backend == "ray" and not rules.get("ray_installed", True):
         assumptions.append(Assumption("node.ray", False, "ray is not a dependency of this vLLM release; taken as "
                                                          "not installed (vLLM then refuses the ray backend)"))
         raise _pyd("ParallelConfig", "Failed to import Ray: No module named 'ray'.Please install Ray with "
                                      "`pip install ray`.")
-    if backend not in ("mp", "uni", "external_launcher") and "." not in backend:
+    if rules.get("executor_class_lookup", False) and backend not in ("ray", "mp", "uni", "external_launcher") \
+            and "." not in backend:
         raise _pyd("VllmConfig", "not enough values to unpack (expected 2, got 1)")
 
 

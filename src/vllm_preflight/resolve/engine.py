@@ -167,7 +167,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         mns = min(mns_default, mnbt)
     state.scheduler.update({"max_num_batched_tokens": mnbt, "max_num_seqs": mns,
                             "enable_chunked_prefill": chunked})
-    _verify_scheduler(mnbt, mns, max_model_len, chunked)
+    _verify_scheduler(mnbt, mns, max_model_len, chunked, release.rules.get("scheduler_field_bounds", True))
     # --- speculative decoding
     spec = v.get("speculative_config")
     if isinstance(spec, str):
@@ -190,12 +190,13 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     config_checks.kv_connector_check(state, v)
 
 
-def _verify_scheduler(mnbt: int, mns: int, max_model_len: int, chunked: bool) -> None:
+def _verify_scheduler(mnbt: int, mns: int, max_model_len: int, chunked: bool, bounds: bool = True) -> None:
     """SchedulerConfig's own checks (a pydantic config: its caller sees ValidationError)."""
     def fail(msg: str) -> Refusal:
         return Refusal("ValidationError", f"1 validation error for SchedulerConfig\n  Value error, {msg}")
     # field bounds (ge=1) are checked before the validators (recorded on 0.12.0 and pr29558)
-    low = [(k, v) for k, v in (("max_num_batched_tokens", mnbt), ("max_num_seqs", mns)) if v < 1]
+    low = [(k, v) for k, v in (("max_num_batched_tokens", mnbt), ("max_num_seqs", mns)) if v < 1] \
+        if bounds else []
     if low:
         n = len(low)
         raise Refusal("ValidationError", f"{n} validation error{'s' if n > 1 else ''} for SchedulerConfig\n" + "\n".join(

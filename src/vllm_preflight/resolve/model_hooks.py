@@ -12,9 +12,15 @@ from vllm_preflight.resolve.state import State
 
 def gpt_oss(state: State) -> None:
     """GptOssForCausalLM: the largest capture size goes to 1024 unless the user set capture
-    sizes or their maximum (0.12.0, 0.13.0 and 0.33.0 read; the field exists from 0.11.1)."""
+    sizes or their maximum (0.11.1+; read in every release's models/config.py); 992 on 0.11.0."""
     cc = state.cc
     if "max_cudagraph_capture_size" not in state.release.facts["compilation_fields"]:
+        # 0.11.0: a single scheduler size below 992 becomes the 992-wide list (1, 2, 4, 8..248, 256..992)
+        sched = state.scheduler
+        sizes = sched.get("cuda_graph_sizes") or [min(sched["max_num_seqs"] * 2, 512)]
+        if len(sizes) == 1 and sizes[0] < 992:
+            sched["cuda_graph_sizes"] = [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, 993, 16))
+            state.log("info", "Overriding max cuda graph capture size to 992 for performance.")
         return
     if cc.get("cudagraph_capture_sizes") is None and cc.get("max_cudagraph_capture_size") is None:
         cc["max_cudagraph_capture_size"] = 1024
@@ -22,9 +28,9 @@ def gpt_oss(state: State) -> None:
 
 
 def longcat_flash_ngram(state: State) -> None:
-    """LongcatFlashNgramForCausalLM (read in 0.33.0): no compilation and FULL graphs unless the
-    user set them."""
-    if state.release.key < (0, 33, 0):
+    """LongcatFlashNgramForCausalLM (0.26.0+): no compilation and FULL graphs unless the user
+    set them."""
+    if state.release.key < (0, 26, 0):
         return
     cc = state.cc
     if cc.get("mode") is None:
