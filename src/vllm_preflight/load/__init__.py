@@ -18,8 +18,15 @@ from vllm_preflight.errors import InputError, InputFailure
 from vllm_preflight.load.command import deployment_from_words, load_command_file
 from vllm_preflight.model import Deployment
 
-__all__ = ["load_path", "load_paths", "load_file", "load_command_file", "deployment_from_words",
-           "INPUT_FORMATS", "detect_format"]
+__all__ = [
+    "INPUT_FORMATS",
+    "deployment_from_words",
+    "detect_format",
+    "load_command_file",
+    "load_file",
+    "load_path",
+    "load_paths",
+]
 
 INPUT_FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight")
 YAML_FORMATS = ("vllm-config", "kubernetes", "preflight")
@@ -27,7 +34,7 @@ _YAML_EXT = (".yaml", ".yml")
 _SHELL_EXT = (".sh", ".bash", ".zsh", ".ksh", ".command")
 _MD_EXT = (".md", ".markdown")
 _SHEBANG = re.compile(r"^#!\S*(?:/|\s)(?:env\s+)?(?:ba|z|k|da|a)?sh\b")
-_YAMLISH = re.compile(r"^(?:---\s*$|apiVersion\s*:|kind\s*:)", re.M)
+_YAMLISH = re.compile(r"^(?:---\s*$|apiVersion\s*:|kind\s*:)", re.MULTILINE)
 _SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
 MAX_FILES = 10_000
 MAX_DIRS = 10_000
@@ -80,11 +87,11 @@ def _parse_yaml(source):
 
 def load_vllm_config(docs, variables=None) -> list[Deployment]:
     """A standalone `--config` file: `vllm serve [MODEL]` with the file's options."""
+    from vllm_preflight.load.loaded import LoadedDeployment
     from vllm_preflight.load.server import as_written
     from vllm_preflight.load.shell import TWord
-    from vllm_preflight.load.symbols import lit
-    from vllm_preflight.load.loaded import LoadedDeployment
     from vllm_preflight.load.source import fail
+    from vllm_preflight.load.symbols import lit
     from vllm_preflight.load.vllm_yaml import items_from_doc
 
     doc = docs[0]

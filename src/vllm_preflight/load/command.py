@@ -54,11 +54,11 @@ def deployment_from_words(words: list[str], *, source: str | None = None,
     found = program_prefix(cmd)
     if found is None or found[0] != 0:
         return Deployment(argv=tuple(cmd), env=tuple(all_env), source=shown, location=location, base_dir=base_dir)
+    from dataclasses import replace
+
     from vllm_preflight.load.server import build
     from vllm_preflight.load.shell import Found, TWord
     from vllm_preflight.load.symbols import lit
-
-    from dataclasses import replace
 
     twords = [TWord(lit(w) if w else (), location if i == 0 else None) for i, w in enumerate(cmd)]
     text_env = [(k, lit(v)) for k, v in all_env]

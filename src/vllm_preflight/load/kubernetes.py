@@ -23,7 +23,15 @@ from vllm_preflight.findings import Finding
 from vllm_preflight.load import limits
 from vllm_preflight.load.loaded import RESOLUTION_ENV, LoadedDeployment
 from vllm_preflight.load.server import build
-from vllm_preflight.load.shell import ScriptError, Shell, TWord, image_entrypoint, image_version, is_vllm_image, text_size
+from vllm_preflight.load.shell import (
+    ScriptError,
+    Shell,
+    TWord,
+    image_entrypoint,
+    image_version,
+    is_vllm_image,
+    text_size,
+)
 from vllm_preflight.load.source import fail
 from vllm_preflight.load.symbols import Lit, Sym, Text, lit
 from vllm_preflight.load.yaml_marks import ScalarText, YamlDoc

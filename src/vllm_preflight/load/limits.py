@@ -9,13 +9,14 @@ The README states them.
 from __future__ import annotations
 
 from vllm_preflight.errors import InputError, InputFailure
+from vllm_preflight.load.shell_words import MAX_COMMAND_WORDS
 from vllm_preflight.model import Location
 
 MAX_VALUE_CHARS = 1 << 20  # one expanded word or variable value: 1 MiB of text
 MAX_VALUE_PIECES = 1 << 16  # known and unknown pieces one value is made of
 MAX_EXPANSION_STEPS = 1 << 22  # pieces expanded over a whole input (bounds time)
 # words of one command (vLLM has a few hundred options); the shell lexer stops at it too
-from vllm_preflight.load.shell_words import MAX_COMMAND_WORDS as MAX_WORDS  # noqa: E402
+MAX_WORDS = MAX_COMMAND_WORDS
 MAX_NESTING = 100  # JSON brackets in one word, and dots in one dotted flag
 
 

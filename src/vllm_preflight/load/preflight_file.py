@@ -20,7 +20,15 @@ from dataclasses import replace
 from vllm_preflight.errors import InputError, InputFailure
 from vllm_preflight.load.loaded import LoadedDeployment
 from vllm_preflight.load.server import build
-from vllm_preflight.load.shell import ScriptError, Shell, TWord, image_entrypoint, image_version, is_vllm_image, program_prefix
+from vllm_preflight.load.shell import (
+    ScriptError,
+    Shell,
+    TWord,
+    image_entrypoint,
+    image_version,
+    is_vllm_image,
+    program_prefix,
+)
 from vllm_preflight.load.source import fail
 from vllm_preflight.load.symbols import lit
 from vllm_preflight.load.yaml_marks import YamlDoc

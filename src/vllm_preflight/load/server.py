@@ -7,7 +7,7 @@ environment, findings and assumptions along.
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from vllm_preflight.errors import InputFailure
 from vllm_preflight.findings import Finding
@@ -79,7 +79,7 @@ def fold_config(words: list, prefix: int, base_dir: str | None, resolve_file: Fi
     found = find_config_word(words, prefix)
     if found is None:
         return words, [], []
-    i, n, path_text = found
+    i, _n, path_text = found
     items, findings, full = read_config_items(path_text, base_dir, resolve_file, words[i].loc)
     if items is None:
         return words, findings, []

@@ -17,8 +17,21 @@ from vllm_preflight.findings import Finding
 from vllm_preflight.load import limits
 from vllm_preflight.load.shell_words import Command, ShellSyntaxError, Word, lex
 from vllm_preflight.load.symbols import (
-    ArithError, Lit, Sym, Text, concat, evaluate, expr_names, lit, literal, location_of, parse_arith,
-    render_expr, source_of, split_fields, substitute,
+    ArithError,
+    Lit,
+    Sym,
+    Text,
+    concat,
+    evaluate,
+    expr_names,
+    lit,
+    literal,
+    location_of,
+    parse_arith,
+    render_expr,
+    source_of,
+    split_fields,
+    substitute,
 )
 from vllm_preflight.model import Assumption, Location
 
@@ -144,7 +157,7 @@ class Shell:
 
     def __init__(self, *, pins: dict[str, str] | None = None, env: dict[str, Text] | None = None,
                  positional: list[Text] | None = None, arg0: Text = (), depth: int = 0,
-                 results: "Shell | None" = None, runtime: dict[str, str] | None = None):
+                 results: Shell | None = None, runtime: dict[str, str] | None = None):
         self.pins = dict(pins or {})
         # variables set when the deployment runs, value unknown here: name -> who sets it
         self.runtime = dict(runtime or {})
@@ -495,7 +508,7 @@ class Shell:
                 continue
             if not w.startswith("-"):
                 break
-            name, eq, value = w.partition("=")
+            name, eq, _value = w.partition("=")
             if name in _DOCKER_FLAGS or (not eq and re.fullmatch(r"-[a-zA-Z]{2,}", w)):
                 i += 1
                 continue

@@ -45,7 +45,7 @@ class Part:
     quoted: bool
     start: int
     op: str = ""  # var: "", ":-", "-", ":=", "=", ":+", "+", ":?", "?", or "other"
-    operand: "Word | None" = None  # var: the word after the operator
+    operand: Word | None = None  # var: the word after the operator
     index: str | None = None  # var: array subscript text ("@", "*", "0", ...)
     source: str = ""  # the text as written, e.g. "${X:-8}"
 
@@ -55,7 +55,7 @@ class Word:
     parts: list[Part]
     start: int
     end: int
-    array: "list[Word] | None" = None  # for NAME=(...) assignments: the elements
+    array: list[Word] | None = None  # for NAME=(...) assignments: the elements
 
     def literal(self) -> str | None:
         """The word's text if it holds no expansion, else None."""

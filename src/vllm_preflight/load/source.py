@@ -16,7 +16,7 @@ from vllm_preflight.errors import InputError, InputFailure
 from vllm_preflight.model import Location
 
 MAX_BYTES = 4 << 20  # deployment configs are kilobytes; Helm output of a big chart, a megabyte
-_CONFLICT = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(?:[ \t].*)?$", re.M)
+_CONFLICT = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(?:[ \t].*)?$", re.MULTILINE)
 
 
 def fail(source: str, message: str, line: int | None = None, column: int | None = None):

@@ -30,7 +30,7 @@ class Lit:
             return None
         return self.origin.location(self.base + k)
 
-    def cut(self, a: int, b: int | None = None) -> "Lit":
+    def cut(self, a: int, b: int | None = None) -> Lit:
         return Lit(self.text[a:b], self.origin, self.base + a)
 
 

@@ -9,6 +9,7 @@ scalars by column, folded or multi-line flow scalars at their start).
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +47,7 @@ class YamlDoc:
             return Location(self.source.path, 1, 1)
         return Location(self.source.path, node.start_mark.line + 1, node.start_mark.column + 1)
 
-    def scalar_text(self, path: Path) -> "ScalarText":
+    def scalar_text(self, path: Path) -> ScalarText:
         return ScalarText(self.source, self.nodes.get(path))
 
 
@@ -227,8 +228,6 @@ def parse_documents(source: Source) -> list[YamlDoc]:
     except (ValueError, TypeError, OverflowError) as e:  # odd scalars (dates, numbers)
         fail(source.path, f"invalid YAML value: {e}")
     finally:
-        try:
+        with contextlib.suppress(Exception):  # disposal never matters to the result
             loader.dispose()
-        except Exception:  # noqa: BLE001 - disposal never matters to the result
-            pass
     return docs
