@@ -1,8 +1,8 @@
 """What a hazard rule reads: one Resolution, what was written, and a checked-fix helper."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.model import Location

@@ -1,7 +1,7 @@
 """The hazard rule functions by code; their metadata is in `findings.RULES`."""
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from vllm_preflight.findings import RULES
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vllm_preflight.matrix import outcome as oc
-from vllm_preflight.matrix.fold import release_text
 from vllm_preflight.matrix.cells import Cell, Plan, Settings, check_cell
+from vllm_preflight.matrix.fold import release_text
 from vllm_preflight.releases import PR29558, PR29558_BASE, get_release
 
 
@@ -28,7 +28,7 @@ CANDIDATES = (
     Candidate("data parallel → 1", (("dp", "1"),)),
     Candidate("expert parallel → off", (("ep", "off"),)),
     Candidate(f"the PR #29558 design (vLLM {PR29558_BASE} + PR)", (), PR29558),
-    Candidate(f"the PR #29558 design + cudagraph_mode → PIECEWISE", (("cudagraph_mode", "PIECEWISE"),), PR29558, 2),
+    Candidate("the PR #29558 design + cudagraph_mode → PIECEWISE", (("cudagraph_mode", "PIECEWISE"),), PR29558, 2),
 )
 
 

@@ -11,8 +11,8 @@ could write for that release.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from vllm_preflight.errors import UsageProblem
 from vllm_preflight.model import Deployment
@@ -181,9 +181,8 @@ def cell_deployment(base: Deployment, release, combo: dict[str, str]) -> Deploym
                 cc_set[key] = COMPILE_MODES.index(value)
             else:
                 cc_set[key] = True if name == "partition" else value
-        elif name == "fusion":
-            if value != UNSET:
-                pc_set[release.attn_fusion_name] = True
+        elif name == "fusion" and value != UNSET:
+            pc_set[release.attn_fusion_name] = True
     if cc_set or cc_unset or pc_set:
         argv = _write_cc(argv, cc_set, cc_unset, pc_set)
     return Deployment(tuple(argv), tuple(env.items()), base.source, base.location, None,

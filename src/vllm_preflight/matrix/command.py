@@ -62,7 +62,8 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
     from vllm_preflight.errors import UsageProblem
     from vllm_preflight.gpus import get_gpu
     from vllm_preflight.matrix import axes as axes_mod
-    from vllm_preflight.matrix import cells, targets as targets_mod
+    from vllm_preflight.matrix import cells
+    from vllm_preflight.matrix import targets as targets_mod
     from vllm_preflight.releases import get_release
 
     if vs and versions:

@@ -122,8 +122,8 @@ class Comparison:
                 kept += 1
                 if "VP301" in oc.hazard_ids(r_pr):
                     hazardous += 1
-        return [f"  {pr} keeps graphs in {kept} cell{'s' if kept != 1 else ''} where {rel} turns them off, "
-                f"and puts a FULL graph around the HT dispatch in {hazardous} of them (VP301)"]
+        return [(f"  {pr} keeps graphs in {kept} cell{'s' if kept != 1 else ''} where {rel} turns them off, "
+                 f"and puts a FULL graph around the HT dispatch in {hazardous} of them (VP301)")]
 
 
 def compare(rows_a: list[dict], rows_b: list[dict], a: str, b: str) -> Comparison:

@@ -8,8 +8,8 @@ pr29558 never joins a run); a set holding every value of an axis reads "any".
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from vllm_preflight.releases import PR29558
 

@@ -11,7 +11,6 @@ from vllm_preflight.matrix import outcome as oc
 from vllm_preflight.matrix.axes import AXES
 from vllm_preflight.releases import get_release
 
-
 # an axis is what the cell asks for; the outcome columns say what vLLM resolves
 AXIS_HEADERS = {"mode": "asked mode", "cudagraph_mode": "asked cudagraph_mode", "partition": "asked partition",
                 "fusion": "asked fusion"}

@@ -15,10 +15,9 @@ takes `validate_bound` itself. tests/matrix/test_matrix_exact.py checks both way
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 
-from vllm_preflight.schema.generate import (SCHEMA_DIALECT, compilation_config_schema, option_schema,
-                                            pass_config_schema)
+from vllm_preflight.schema.generate import SCHEMA_DIALECT, compilation_config_schema, option_schema, pass_config_schema
 from vllm_preflight.schema.validate import _findings_for, build_instance, validate_bound
 
 _DEFS_FOR = {"compilation_config": "#/$defs/CompilationConfig"}
@@ -40,7 +39,7 @@ def _option(release, key: str):
     return opt if longs and longs[0][2:] == key else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _key_schema(name: str, key: str) -> str:
     """The property's schema as `release_schema(name)` writes it (with the config $defs it refers
     to), as canonical text: releases whose property reads the same share one validator."""
@@ -55,7 +54,7 @@ def _key_schema(name: str, key: str) -> str:
     return json.dumps(schema)  # keyword order kept: jsonschema reports errors in it
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(schema_text: str):
     from vllm_preflight.schema.engine import validator
 

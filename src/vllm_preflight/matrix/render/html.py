@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from html import escape
 
-
 CSS = """
 :root { --on:#dcf5e3; --on-ink:#145c2c; --off:#fff1c7; --off-ink:#6b4f00; --hazard:#ffd9a8;
         --hazard-ink:#7a3b00; --refused:#ffd6d6; --refused-ink:#8a1111; --line:#d6dae0; }
