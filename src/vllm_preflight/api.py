@@ -144,10 +144,10 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     from vllm_preflight.hazards import hazard_findings
     from vllm_preflight.load.bind import bind, depends
     from vllm_preflight.plan import plan_rows, summarize
-    from vllm_preflight.written import written_settings
     from vllm_preflight.releases import get_release
     from vllm_preflight.resolve import resolve
     from vllm_preflight.schema.validate import validate_bound
+    from vllm_preflight.written import written_settings
 
     name, version_assumptions, findings = choose_release(d, vllm_version, target)
     release = get_release(name)

@@ -9,6 +9,7 @@ Exit codes (documented in the README; `check`'s in vllm_preflight.outcome):
 from __future__ import annotations
 
 import sys
+from typing import ClassVar
 
 import click
 
@@ -20,7 +21,7 @@ EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 class _Group(click.Group):
     """Commands of later stages are imported only when they are invoked (keeps `check` fast)."""
 
-    lazy = {
+    lazy: ClassVar[dict[str, tuple[str, str]]] = {
         "verify": ("vllm_preflight.verify.command", "verify"),
         "schema": ("vllm_preflight.schema.command", "schema"),
         "rules": ("vllm_preflight.rule_docs", "rules"),

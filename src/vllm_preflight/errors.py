@@ -20,7 +20,7 @@ class InputError:
     internal: bool = False  # a bug of the tool met while checking this input (exit 3), not bad input
 
     @classmethod
-    def from_bug(cls, source: str, exc: BaseException, location: Location | None = None) -> "InputError":
+    def from_bug(cls, source: str, exc: BaseException, location: Location | None = None) -> InputError:
         """A failure of the tool itself on one input, reported for that input alone."""
         what = ("the input is too complex (nested too deeply)" if isinstance(exc, RecursionError)
                 else "the input is too large to check" if isinstance(exc, MemoryError)
