@@ -5,7 +5,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from vllm_preflight.findings import Finding
-from vllm_preflight.model import Location
+from vllm_preflight.model import Location, Resolution
+from vllm_preflight.written import Written
 
 
 @dataclass(frozen=True)
@@ -20,8 +21,8 @@ class Fix:
 
 @dataclass
 class Context:
-    result: object  # Resolution
-    written: dict  # {setting: Written}
+    result: Resolution
+    written: dict[str, Written]
     rerun: Callable | None = None
 
     # ------------------------------------------------------------ reading
@@ -29,13 +30,18 @@ class Context:
     def resolved(self) -> dict | None:
         return self.result.resolved
 
+    def started_configs(self) -> dict:
+        if self.result.resolved is None:  # rules read configs only once they know vLLM starts
+            raise ValueError("no resolved configs: vLLM refuses to start")
+        return self.result.resolved
+
     @property
     def cc(self) -> dict:
-        return self.resolved["compilation_config"]
+        return self.started_configs()["compilation_config"]
 
     @property
     def parallel(self) -> dict:
-        return self.resolved["parallel_config"]
+        return self.started_configs()["parallel_config"]
 
     @property
     def release(self):

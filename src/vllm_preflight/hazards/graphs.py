@@ -16,7 +16,7 @@ def captured_around_ht(ctx: Context) -> list[str]:
     from vllm_preflight.verify.outcome import ConfigProblem
     from vllm_preflight.verify.plan import plan_from_resolved
 
-    resolved = dict(ctx.resolved)
+    resolved = dict(ctx.started_configs())
     resolved["compilation_config"] = dict(ctx.cc, cudagraph_mode=ctx.cudagraph_mode())
     try:
         plan = plan_from_resolved(resolved, ctx.result.vllm_version)

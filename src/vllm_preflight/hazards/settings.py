@@ -23,10 +23,11 @@ def env_ignored(ctx: Context):
         return
     style = ctx.release.all2all_env
     flag = ctx.written.get("all2all_backend")
-    flag_written = flag is not None and not flag.where.startswith("env ")
+    if flag is not None and flag.where.startswith("env "):
+        flag = None  # written as the variable itself, not as the flag
     if style == "ignored":
         why = f"vLLM {ctx.result.vllm_version} no longer reads it (only `--all2all-backend`)"
-    elif style == "fallback" and flag_written and str(flag.value) != value:
+    elif style == "fallback" and flag is not None and str(flag.value) != value:
         why = f"`--all2all-backend {flag.value}` wins over it on vLLM {ctx.result.vllm_version}"
     else:
         return
@@ -126,7 +127,8 @@ def deprecated_spelling(ctx: Context):
             yield ctx.finding("VP311", f"PassConfig name{'s' if len(old) > 1 else ''} {', '.join(old)} "
                               f"deprecated on vLLM {version}; vLLM {gone} rejects them (see the new names "
                               "in `vllm-preflight explain VP311`)", f"pass_config.{old[0]}")
-    written_ops = (ctx.written.get("splitting_ops").value if "splitting_ops" in ctx.written else None) or []
+    ops_written = ctx.written.get("splitting_ops")
+    written_ops = (ops_written.value if ops_written is not None else None) or []
     if isinstance(written_ops, list) and rel.version != "0.11.0":
         dotted = [op for op in written_ops if isinstance(op, str) and op.startswith("vllm.") and "::" not in op]
         if dotted:
