@@ -17,7 +17,7 @@ from vllm_preflight.resolve import resolve
 
 DATA = Path(__file__).parent / "data"
 FILES = sorted(DATA.glob("*.jsonl"))
-REQUIRED = ["0.11.0", "0.11.2", "0.12.0", "0.13.0", "0.14.1", "0.17.1", "0.20.2", "0.24.0", "0.30.0",
+REQUIRED = ["0.11.0", "0.11.2", "0.12.0", "0.13.0", "0.14.1", "0.17.1", "0.20.2", "0.24.0", "0.27.0", "0.30.0",
             "0.33.0", "pr29558"]
 
 
