@@ -13,10 +13,16 @@ from __future__ import annotations
 import os
 import re
 import stat
+from typing import TYPE_CHECKING, TypeVar
 
 from vllm_preflight.errors import InputError, InputFailure
 from vllm_preflight.load.command import deployment_from_words, load_command_file
 from vllm_preflight.model import Deployment
+
+if TYPE_CHECKING:
+    from vllm_preflight.load.loaded import LoadedDeployment
+
+_D = TypeVar("_D", bound=Deployment)
 
 __all__ = [
     "INPUT_FORMATS",
@@ -85,7 +91,7 @@ def _parse_yaml(source):
         raise
 
 
-def load_vllm_config(docs, variables=None) -> list[Deployment]:
+def load_vllm_config(docs, variables=None) -> list[LoadedDeployment]:
     """A standalone `--config` file: `vllm serve [MODEL]` with the file's options."""
     from vllm_preflight.load.loaded import LoadedDeployment
     from vllm_preflight.load.server import as_written
@@ -104,19 +110,19 @@ def load_vllm_config(docs, variables=None) -> list[Deployment]:
     if model is not None:
         head.append(TWord(lit(str(model.value)), model.value_loc))
         items = [i for i in items if i is not model]
-    template = tuple(head + items)
+    template = (*head, *items)
     return [LoadedDeployment(argv=as_written(template), source=path, location=model.key_loc if model else first_loc,
                              base_dir=os.path.dirname(os.path.abspath(path)), template=template, prefix=2,
                              format="vllm-config", config_files=(os.path.realpath(path),))]
 
 
 def load_source(source, fmt: str, variables: dict[str, str] | None = None, *, depth: int = 0,
-                input_format: str | None = None) -> list[Deployment]:
+                input_format: str | None = None) -> list[LoadedDeployment]:
     return _load_source(source, fmt, variables, depth=depth, input_format=input_format)[0]
 
 
 def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, depth: int = 0,
-                 input_format: str | None = None) -> tuple[list[Deployment], str]:
+                 input_format: str | None = None) -> tuple[list[LoadedDeployment], str]:
     from vllm_preflight.load import kubernetes, preflight_file, shell_file
     from vllm_preflight.load.source import fail
 
@@ -142,7 +148,7 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
 
 
 def load_file(path: str, variables: dict[str, str] | None = None, *, input_format: str | None = None,
-              depth: int = 0, walking: bool = False) -> list[Deployment]:
+              depth: int = 0, walking: bool = False) -> list[LoadedDeployment]:
     """Deployments in one file; InputFailure when it cannot be read (or, named on the command
     line, holds no vLLM server)."""
     from vllm_preflight.load.source import fail, read_source
@@ -175,7 +181,7 @@ def load_path(path: str, *, input_format: str | None = None, variables: dict[str
 
 def _walk(top: str, errors: list[InputError]) -> list[str]:
     files: list[str] = []
-    stack = [(top, (os.path.realpath(top),))]
+    stack: list[tuple[str, tuple[str, ...]]] = [(top, (os.path.realpath(top),))]
     seen_dirs: set[str] = set()
     while stack:
         d, ancestors = stack.pop()
@@ -192,21 +198,21 @@ def _walk(top: str, errors: list[InputError]) -> list[str]:
             errors.append(InputError(d, f"cannot read folder: {e.strerror or e}"))
             continue
         subdirs = []
-        for e in entries:
-            if e.name.startswith(".") or e.name in _SKIP_DIRS:
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
                 continue
             try:
-                is_dir = e.is_dir(follow_symlinks=True)
+                is_dir = entry.is_dir(follow_symlinks=True)
             except OSError:
                 is_dir = False
             if is_dir:
-                target = os.path.realpath(e.path)
+                target = os.path.realpath(entry.path)
                 if target in ancestors:
-                    errors.append(InputError(e.path, f"directory loop: links back to {target}; not followed"))
+                    errors.append(InputError(entry.path, f"directory loop: links back to {target}; not followed"))
                     continue
-                subdirs.append((e.path, ancestors + (target,)))
-            elif _candidate(e.path):
-                files.append(e.path)
+                subdirs.append((entry.path, ancestors + (target,)))
+            elif _candidate(entry.path):
+                files.append(entry.path)
                 if len(files) > MAX_FILES:
                     errors.append(InputError(top, f"more than {MAX_FILES} files; the rest are not checked"))
                     return files
@@ -234,7 +240,7 @@ def _candidate(path: str) -> bool:
     return head.startswith(b"#!") and bool(_SHEBANG.match(head.decode("utf-8", "replace")))
 
 
-def _within_limits(found: list[Deployment], errors: list[InputError]) -> list[Deployment]:
+def _within_limits(found: list[_D], errors: list[InputError]) -> list[_D]:
     """The deployments no limit rejects; an error for each other (the file's others still count)."""
     from vllm_preflight.load.limits import check_words
 
@@ -264,7 +270,7 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
     errors: list[InputError] = []
     done: set[str] = set()
     holding: set[str] = set()  # files that held a server
-    walked: list[tuple[str, list[Deployment]]] = []
+    walked: list[tuple[str, list[LoadedDeployment]]] = []
     for p in paths:
         if os.path.isdir(p):
             held, failed = False, len(errors)

@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeGuard
 
 from vllm_preflight.findings import Finding
-from vllm_preflight.load.loaded import RESOLUTION_ENV
+from vllm_preflight.load.loaded import RESOLUTION_ENV, LoadedDeployment
 from vllm_preflight.model import Assumption, Deployment, Location
 
 NUMERIC_CONVERTERS = {"int", "opt:int", "hint", "opt:hint", "hint_auto", "opt:hint_auto"}
@@ -102,14 +103,13 @@ def _lookup(word: str, table):
     return None
 
 
-def _is_flag(text: str | None) -> bool:
-    return bool(text) and text.startswith("-") and len(text) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", text)
+def _is_flag(text: str | None) -> TypeGuard[str]:
+    return text is not None and text.startswith("-") and len(text) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", text)
 
 
 def bind(dep: Deployment, release) -> Bound:
     """Render a (Loaded)Deployment for `release` (a releases.Release)."""
-    template = getattr(dep, "template", ())
-    if not template:
+    if not isinstance(dep, LoadedDeployment) or not dep.template:
         words = [Word(w, dep.location if i == 0 else None) for i, w in enumerate(dep.argv)]
         prefix = 3 if len(dep.argv) > 1 and dep.argv[1] == "-m" else 2
         return Bound(dep, words, prefix, release=release, release_label=getattr(release, "label", release.version))
@@ -120,8 +120,8 @@ def bind(dep: Deployment, release) -> Bound:
     table = release.options
     findings: list[Finding] = []
     # 1. config items become words for this release
-    items: list[tuple[object, Location | None, tuple, str]] = []  # (TWord|str, loc, sublocs, tag)
-    for t in template:
+    items: list[tuple[TWord | str, Location | None, tuple, str]] = []  # (word, loc, sublocs, tag)
+    for t in dep.template:
         if isinstance(t, ConfigItem):
             words_, f = render_item(t, release, table.options)
             findings += f
@@ -137,7 +137,7 @@ def bind(dep: Deployment, release) -> Bound:
     fed: dict[str, set] = {}
     flag_words: set[int] = set()
     first_loc: dict[str, Location | None] = {}
-    pending = None  # (option, remaining count or "+")
+    pending: tuple[Any, int | str] | None = None  # (option, remaining count or "+")
     model_seen = False
     for idx in range(prefix, len(items)):
         t = items[idx][0]
@@ -146,7 +146,7 @@ def bind(dep: Deployment, release) -> Bound:
         if pending is not None and not (_is_flag(text) or (text is None and _is_flag(head) and "=" not in (head or ""))):
             opt, left = pending
             _note(t, opt, numeric, choices, fed, first_loc)
-            if left == "+":
+            if isinstance(left, str):  # "+": every value word up to the next flag
                 continue
             pending = None if left <= 1 else (opt, left - 1)
             continue
@@ -209,7 +209,7 @@ def bind(dep: Deployment, release) -> Bound:
     # 4. render
     out_words: list[Word] = []
     for idx, (t, loc, subl, tag) in enumerate(items):
-        if idx in flag_words:
+        if idx in flag_words and isinstance(t, TWord):  # flag_words holds TWords only
             sym = t.text[0]
             assumptions.append(Assumption(sym.name, "", f"not set in the input; `{sym.source}` stands where flags "
                                                         f"go and is assumed to add none"))

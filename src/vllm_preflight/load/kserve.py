@@ -32,6 +32,12 @@ def _int(value, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
+def _map(data: dict, key: str) -> dict:
+    """data[key] when it is a mapping, else an empty one (a manifest may leave it out)."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _main_container(pod: dict) -> tuple[int, dict] | None:
     containers = pod.get("containers") if isinstance(pod, dict) else None
     if not isinstance(containers, list):
@@ -44,13 +50,14 @@ def _main_container(pod: dict) -> tuple[int, dict] | None:
 
 def service_servers(doc: YamlDoc, data: dict, prefix: tuple, variables, configmaps: k8s.ConfigMaps,
                     where_prefix: str = "") -> list[LoadedDeployment]:
-    spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
-    model = spec.get("model") if isinstance(spec.get("model"), dict) else {}
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    uri = model.get("uri") if isinstance(model.get("uri"), str) else ""
+    spec = _map(data, "spec")
+    model = _map(spec, "model")
+    meta = _map(data, "metadata")
+    raw_uri = model.get("uri")
+    uri = raw_uri if isinstance(raw_uri, str) else ""
     served = str(model.get("name") or meta.get("name") or "model")
     hub = uri[len("hf://"):] if uri.startswith("hf://") else None
-    top_par = spec.get("parallelism") if isinstance(spec.get("parallelism"), dict) else {}
+    top_par = _map(spec, "parallelism")
     roles = [("spec", spec, prefix + ("spec",), top_par, prefix + ("spec", "parallelism"))]
     prefill = spec.get("prefill")
     if isinstance(prefill, dict):
@@ -61,7 +68,7 @@ def service_servers(doc: YamlDoc, data: dict, prefix: tuple, variables, configma
     for role_where, role, rpath, par, ppath in roles:
         has_worker = isinstance(role.get("worker"), dict)
         for part in ("template", "worker") if has_worker else ("template",):
-            pod = role.get(part) if isinstance(role.get(part), dict) else {}
+            pod = _map(role, part)
             found = _main_container(pod)
             cidx, container = found if found else (None, {})
             where = f"{where_prefix}{role_where}.{part}"

@@ -205,8 +205,8 @@ def container_env(doc: YamlDoc, cpath: tuple, container: dict, env: dict[str, Te
             continue  # secrets: tokens and credentials, never vLLM settings worth a word
         values = configmaps.all(str(ref.get("name", "")))
         if values is not None:
-            for name, v in values.items():
-                env[prefix + name] = v
+            for name, mapped in values.items():
+                env[prefix + name] = mapped
         else:
             findings.append(Finding("VP112", "variables from this envFrom source are not in the file; any vLLM "
                                              "setting they hold is treated as unset", doc.location(cpath + ("envFrom", k))))
@@ -321,7 +321,8 @@ def named(found: list[LoadedDeployment], data: dict) -> list[LoadedDeployment]:
     `source` stays the stable id)."""
     from dataclasses import replace
 
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    raw_meta = data.get("metadata")
+    meta = raw_meta if isinstance(raw_meta, dict) else {}
     resource = f"{data.get('kind')} {meta.get('name')}" if isinstance(meta.get("name"), str) else str(data.get("kind"))
     out = []
     for d in found:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from typing import Any
 
 from vllm_preflight.errors import InputError, InputFailure
 from vllm_preflight.load.loaded import LoadedDeployment
@@ -130,7 +131,7 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
             fail(path, f"`from: {data['from']}`: no vLLM server found there", *_place(doc, ("from",)))
         out = []
         for d in inner:
-            changes = {"gpu": data.get("gpu") or getattr(d, "gpu", None), "model_facts": facts or getattr(d, "model_facts", ())}
+            changes: dict[str, Any] = {"gpu": data.get("gpu") or getattr(d, "gpu", None), "model_facts": facts or getattr(d, "model_facts", ())}
             if version:
                 changes.update(vllm_version=version, version_source=version_source, version_location=version_loc)
             if env:

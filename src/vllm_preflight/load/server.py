@@ -7,7 +7,7 @@ environment, findings and assumptions along.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from vllm_preflight.errors import InputFailure
 from vllm_preflight.findings import Finding
@@ -33,13 +33,9 @@ def read_config_items(path_text: Text, base_dir: str | None, resolve_file: FileR
                                        f"its settings are not included", loc)], None
     from vllm_preflight.load.source import Source
 
-    label = text = None
-    if resolve_file is not None:
-        got = resolve_file(path)
-        if got is not None:
-            label, text = got
+    got = resolve_file(path) if resolve_file is not None else None
     full = None
-    if text is None:
+    if got is None:
         # an absolute path is read when it exists here (check run on the node, or a test); else
         # it names the machine that runs vLLM
         if resolve_file is not None or (os.path.isabs(path) and not os.path.isfile(path)):
@@ -57,6 +53,7 @@ def read_config_items(path_text: Text, base_dir: str | None, resolve_file: FileR
         label = _shown(full)
         source = Source(label, source.text)
     else:
+        label, text = got
         source = Source(label, text)
     try:
         docs = parse_documents(source)
@@ -116,10 +113,10 @@ def env_as_written(env: list[tuple[str, Text]]) -> tuple[tuple[str, str], ...]:
 
 
 def build(found: Found, *, source: str, file: str, base_dir: str | None, fmt: str,
-          assumptions: list[Assumption] = (), findings: list[Finding] = (),
+          assumptions: Sequence[Assumption] = (), findings: Sequence[Finding] = (),
           resolve_file: FileResolver | None = None, vllm_version: str | None = None,
           version_source: str | None = None, version_location: Location | None = None,
-          extra_env: list[tuple[str, Text]] = ()) -> LoadedDeployment:
+          extra_env: Sequence[tuple[str, Text]] = ()) -> LoadedDeployment:
     words, cfg_findings, cfg_files = fold_config(list(found.words), found.prefix, base_dir, resolve_file)
     env = list(found.env) + list(extra_env)
     # keep the last value of each name, in first-seen order

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from vllm_preflight.findings import Finding
@@ -127,7 +128,7 @@ def basename(word: str) -> str:
     return os.path.basename(word.rstrip("/"))
 
 
-def program_prefix(words: list[str | None]) -> tuple[int, int] | None:
+def program_prefix(words: Sequence[str | None]) -> tuple[int, int] | None:
     """(start, length) of the server program in the words, or None.
 
     `vllm serve`, `python[3] [-u ...] -m vllm.entrypoints.openai.api_server`,
@@ -141,7 +142,7 @@ def program_prefix(words: list[str | None]) -> tuple[int, int] | None:
             return i, 2
         if b.startswith("python") and re.fullmatch(r"python[0-9.]*", b):
             j = i + 1
-            while j < len(words) and words[j] is not None and words[j].startswith("-") and words[j] != "-m":
+            while j < len(words) and (wj := words[j]) is not None and wj.startswith("-") and wj != "-m":
                 j += 1
             if j + 1 < len(words) and words[j] == "-m":
                 mod = words[j + 1]
@@ -155,13 +156,13 @@ def program_prefix(words: list[str | None]) -> tuple[int, int] | None:
 class Shell:
     """One shell's state while a script is read; results are shared with nested shells."""
 
-    def __init__(self, *, pins: dict[str, str] | None = None, env: dict[str, Text] | None = None,
+    def __init__(self, *, pins: dict[str, str] | None = None, env: Mapping[str, Text | list[Text]] | None = None,
                  positional: list[Text] | None = None, arg0: Text = (), depth: int = 0,
                  results: Shell | None = None, runtime: dict[str, str] | None = None):
         self.pins = dict(pins or {})
         # variables set when the deployment runs, value unknown here: name -> who sets it
         self.runtime = dict(runtime or {})
-        self.vars: dict[str, object] = dict(env or {})
+        self.vars: dict[str, Text | list[Text]] = dict(env or {})  # arrays are lists
         self.exported: set[str] = set(env or {})
         self.positional = list(positional or [])
         self.arg0 = arg0
@@ -207,6 +208,8 @@ class Shell:
         """`bash <<EOF` / `cat <<EOF | sh`: the here-document is the script the shell runs. True
         when it was run here; a body naming vLLM that goes to any other program is a VP122 note."""
         cmd = cmds[idx]
+        if cmd.heredoc is None:
+            return False
         start, end, quoted = cmd.heredoc
         body = text[start:end]
         if "vllm" not in body.lower():
@@ -362,10 +365,10 @@ class Shell:
         plain = [literal(w.text) for w in words]
         span = program_prefix(plain)
         # look through wrappers up to a shell, `eval` or a container runtime before the server
-        for i, w in enumerate(plain[:span[0] if span else len(plain)]):
-            if w is None:
+        for i, pw in enumerate(plain[:span[0] if span else len(plain)]):
+            if pw is None:
                 continue
-            b = basename(w)
+            b = basename(pw)
             if b == "eval" and (i == 0 or plain[i - 1] in ("exec", "command", "builtin", "nohup")):
                 self._eval(words[i + 1:], words[i].loc or loc)
                 return
@@ -388,18 +391,18 @@ class Shell:
         env_words = []
         in_env = True  # leading K=V words, and those right after `env [-i] [-u NAME]`
         skip = False
-        for k, w in enumerate(plain[:start]):  # K=V words among the wrappers
+        for k, pw in enumerate(plain[:start]):  # K=V words among the wrappers
             if skip:
                 skip = False
                 continue
-            m = _ASSIGN.match(w) if w else None
+            m = _ASSIGN.match(pw) if pw else None
             if m and not m.group(2) and in_env:
                 env_words.append((m.group(1), _after_eq(words[k].text)))
-            elif w in ("env", "exec", "command"):
+            elif pw in ("env", "exec", "command"):
                 in_env = True
-            elif in_env and w in ("-i", "--ignore-environment", "-0"):
+            elif in_env and pw in ("-i", "--ignore-environment", "-0"):
                 pass
-            elif in_env and w in ("-u", "--unset"):
+            elif in_env and pw in ("-u", "--unset"):
                 skip = True
             else:
                 in_env = False
@@ -432,8 +435,9 @@ class Shell:
                 name, plus = m.group(1), m.group(2)
                 value = _after_eq(w.text)
                 if name not in self.pins:
-                    if plus and isinstance(self.vars.get(name), tuple):
-                        value = concat(self.vars[name], value)
+                    old = self.vars.get(name)
+                    if plus and isinstance(old, tuple):
+                        value = concat(old, value)
                         if text_size(value) > limits.MAX_VALUE_CHARS or len(value) > limits.MAX_VALUE_PIECES:
                             _too_complex(f"`{name}` grows past {limits.MAX_VALUE_CHARS >> 20} MiB", w.loc)
                     self.vars[name] = value
@@ -791,9 +795,11 @@ class Shell:
     def _assignment_value(self, word: Word, origin):
         first = word.parts[0]
         m = _ASSIGN.match(first.text)
+        if m is None:  # callers pass assignment words only
+            raise ValueError(f"not an assignment: {first.text!r}")
         name, plus = m.group(1), m.group(2)
         if word.array is not None:
-            values = []
+            values: list[Text] = []
             for element in word.array:
                 values.extend(tw.text for tw in self.expand(element, origin))
             return name, plus, values

@@ -344,7 +344,7 @@ class _Lexer:
 
     def _ansi_c(self, parts: list[Part], start: int) -> None:
         t = self.t
-        out = []
+        out: list[str] = []
         esc = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b",
                "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v", "?": "?"}
         while self.i < self.n:

@@ -11,6 +11,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from vllm_preflight.errors import InputError, InputFailure
 from vllm_preflight.model import Location
@@ -19,7 +20,7 @@ MAX_BYTES = 4 << 20  # deployment configs are kilobytes; Helm output of a big ch
 _CONFLICT = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(?:[ \t].*)?$", re.MULTILINE)
 
 
-def fail(source: str, message: str, line: int | None = None, column: int | None = None):
+def fail(source: str, message: str, line: int | None = None, column: int | None = None) -> NoReturn:
     loc = Location(source, line, column) if line is not None else None
     raise InputFailure(InputError(source, message, loc))
 

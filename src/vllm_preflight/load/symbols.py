@@ -138,7 +138,7 @@ class ArithError(ValueError):
 def parse_arith(source: str):
     """Parse `a * (b + 2)` into a tree: ("num", n) | ("var", name) | (op, left, right) | ("neg", x)."""
     pos = 0
-    tokens = []
+    tokens: list[tuple[str, int | str]] = []
     src = source.strip()
     while pos < len(src):
         m = _TOKEN.match(src, pos)

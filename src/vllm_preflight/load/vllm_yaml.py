@@ -184,12 +184,13 @@ def splice_config(words: list, prefix: int, items: list[ConfigItem]) -> list:
             model_in_cli = True
             insert = prefix + 1  # the model is positional: config args come after it
     model = next((it for it in items if it.key == "model" and not isinstance(it.value, (dict, list, bool))), None)
+    spliced: list[ConfigItem | TWord] = list(items)
     if model is not None:
         # vLLM's serve takes `model:` from the file as the model; the positional one wins
-        items = [it for it in items if it is not model]
+        spliced = [it for it in items if it is not model]
         if not model_in_cli:
-            items = [TWord(lit(str(model.value)), model.value_loc)] + items
-    return rest[:insert] + list(items) + rest[insert:]
+            spliced.insert(0, TWord(lit(str(model.value)), model.value_loc))
+    return rest[:insert] + spliced + rest[insert:]
 
 
 def resolve_path(path: str, base_dir: str | None) -> str:

@@ -108,7 +108,7 @@ class ScalarText:
                     break
                 return  # more-indented lines keep their newlines
             content.append((ln, raw[indent:]))
-        if not content or " ".join(c for _, c in content).rstrip("\n") != node.value.rstrip("\n"):
+        if indent is None or not content or " ".join(c for _, c in content).rstrip("\n") != node.value.rstrip("\n"):
             return
         starts = []
         offset = 0
