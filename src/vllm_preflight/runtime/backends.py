@@ -190,7 +190,7 @@ SPECS["v033"].update({
 def _head_ok(r, name: str, q: Query) -> bool:
     h = q.head_size
     if name == "FLASH_ATTN":
-        return h % 8 == 0 and (h <= 256 or (r.sel_fa4 and fa_supported(r, 4, q) and h <= 512))
+        return h % 8 == 0 and (h <= 256 or (r.sel_fa4_layers and fa_supported(r, 4, q) and h <= 512))
     if name == "FLASHINFER":
         return h in ((64, 128, 256, 512) if r.sel_fi_head512 else (64, 128, 256))
     if name == "TRITON_ATTN":
@@ -218,7 +218,7 @@ def _kv_ok(r, name: str, spec: Spec, q: Query) -> bool:
 
 def _sink_ok(r, name: str, q: Query) -> bool:
     if name == "FLASH_ATTN":
-        return fa_version(r, q) in ((3, 4) if r.sel_fa4 else (3,))
+        return fa_version(r, q) in ((3, 4) if r.sel_fa4_layers else (3,))
     if name == "FLASHINFER":
         return trtllm_supported(r, q)
     return name == "TRITON_ATTN"

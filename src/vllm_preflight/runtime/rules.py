@@ -33,6 +33,7 @@ class RuntimeRules:
     sel_mla_sm10: str = "cutlass"  # first MLA backend on SM10: cutlass | flashinfer
     sel_mla_sm12: bool = False  # SM12x has its own MLA list (TRITON_MLA)
     sel_fa4: bool = False  # the wheel ships FA4 (cute) kernels
+    sel_fa4_layers: bool = False  # FLASH_ATTN takes head size 512 and sinks through FA4
     sel_kv_lists: str = "v012"  # backends' KV-cache dtype lists: v012 | v033
     sel_fa_fp8_check: bool = False  # FLASH_ATTN's per-layer FP8-KV combination check
     sel_fa_fp8_h512: bool = False  # ... or FA4 with head_size=512 on SM90
@@ -66,7 +67,7 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.17.0", {"sel_fa4": True, "sup_mamba": "UNIFORM_BATCH"}),
     ("0.18.0", {"sel_sink_text_new": True, "sel_kv_lists": "v033", "mamba_cap_sizes": True,
                 "chunked_local_block_in_name": False}),
-    ("0.20.0", {"resolver": True, "mamba_block_check": True, "mamba_cap_sizes": False,
+    ("0.20.0", {"sel_fa4_layers": True, "resolver": True, "mamba_block_check": True, "mamba_cap_sizes": False,
                 "logger": "vllm.config.compilation", "source": "vllm/config/compilation.py"}),
     ("0.20.2", {"sup_flex": "ALWAYS"}),
     ("0.22.0", {"sup_triton_mla": "UNIFORM_BATCH", "sel_fi_head512": True, "v2_runner": "arch_list",
@@ -95,7 +96,7 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.32.0", {"tp_sp_rounding": False, "rounding_parenthetical": "(num_speculative_tokens + 1)"}),
     ("0.33.0", {"sup_fa4_always": True, "sup_fi_fa2_decode": True}),
 )
-GOLDEN = frozenset({"0.12.0", "0.13.0", "0.20.2", "0.25.0", "0.30.0", "0.33.0"})
+GOLDEN = frozenset({"0.12.0", "0.13.0", "0.17.0", "0.20.2", "0.25.0", "0.30.0", "0.33.0"})
 
 
 @lru_cache(maxsize=None)
