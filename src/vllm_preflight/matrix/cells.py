@@ -108,6 +108,8 @@ def slim(row: dict) -> dict:
 
 
 def _child(cells: list[Cell]) -> list[dict]:
+    if _WORK is None:  # set by the parent before it forks
+        raise RuntimeError("matrix worker started without its plan")
     p, settings = _WORK
     if settings.slim:
         return [slim(check_cell(p, c, settings)) for c in cells]

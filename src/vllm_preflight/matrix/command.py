@@ -59,7 +59,7 @@ def matrix(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold
 def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
          jobs, fmt, inputs, command) -> int:
     from vllm_preflight.api import load_inputs, split_assume
-    from vllm_preflight.errors import UsageProblem
+    from vllm_preflight.errors import InputError, UsageProblem
     from vllm_preflight.gpus import get_gpu
     from vllm_preflight.matrix import axes as axes_mod
     from vllm_preflight.matrix import cells
@@ -86,7 +86,7 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
         from vllm_preflight.matrix import records
 
         evidence = records.read(records_dir)
-    errors = []
+    errors: list[InputError] = []
     if has_input:
         deployments, errors = load_inputs(inputs, command, variables, None if input_format == "auto" else input_format)
         for err in errors:

@@ -8,7 +8,7 @@ pr29558 never joins a run); a set holding every value of an axis reads "any".
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from vllm_preflight.releases import PR29558
@@ -23,12 +23,12 @@ class Group:
     members: list = field(default_factory=list)  # whatever the caller folds (rows, diffs)
 
 
-def fold(entries: list[tuple[dict, tuple, object]], axes: tuple[str, ...], targets: list[str],
+def fold(entries: Sequence[tuple[dict, tuple, object]], axes: tuple[str, ...], targets: list[str],
          values_of: Callable[[str, list[str]], list[str]], passes: int = 2) -> list[Group]:
     """entries: (coords {release: target, axis: value}, signature, member). Groups in table order."""
     t_index = {t: i for i, t in enumerate(targets)}
     order = (RELEASE,) + tuple(axes)
-    v_index = {a: {} for a in axes}
+    v_index: dict[str, dict[str, int]] = {a: {} for a in axes}
     for a in axes:
         for v in values_of(a, targets):
             v_index[a].setdefault(v, len(v_index[a]))

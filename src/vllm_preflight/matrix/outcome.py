@@ -91,7 +91,7 @@ def why(row: dict, limit: int = 70) -> str:
     cc = (row.get("resolved") or {}).get("compilation_config") or {}
     rt = (row.get("resolved") or {}).get("runtime") or {}
     if rt.get("cudagraph_mode") == "NONE" and cc.get("cudagraph_mode") != "NONE":
-        rules = [e.get("rule") for e in rt.get("events") or [] if isinstance(e, dict) and e.get("rule")]
+        rules = [e["rule"] for e in rt.get("events") or [] if isinstance(e, dict) and e.get("rule")]
         return rules[-1] if rules else "the model runner turns graphs off"
     if cc.get("cudagraph_mode") == "NONE":
         rules = [e["rule"] for e in row.get("events") or [] if e.get("field") == "compilation_config.cudagraph_mode"

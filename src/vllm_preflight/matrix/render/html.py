@@ -2,6 +2,7 @@
 outcome, each line's reasons on hover (`title`), a legend, and the notes."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
 CSS = """
@@ -34,7 +35,7 @@ footer { color:#8c959f; font-size: 12px; margin-top: 28px; }
 _MONO = {"cudagraph_mode", "compile mode", "hazards", "max capture", "vLLM"}
 
 
-def render(tables, title: str, subtitle: str = "", extra_lines: list[str] = ()) -> str:
+def render(tables, title: str, subtitle: str = "", extra_lines: Sequence[str] = ()) -> str:
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            f"<title>{escape(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
            f"<h1>{escape(title)}</h1>"]

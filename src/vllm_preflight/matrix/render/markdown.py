@@ -1,12 +1,14 @@
 """GitHub-flavoured Markdown: the folded table, for docs and pull requests."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render(tables, extra_lines: list[str] = ()) -> str:
+def render(tables, extra_lines: Sequence[str] = ()) -> str:
     out: list[str] = []
     for t in tables:
         out.append(f"### {_cell(t.title)}")

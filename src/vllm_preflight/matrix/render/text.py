@@ -3,6 +3,8 @@ refused). Columns that read the same on every line move into one note under the 
 the lines fit a terminal; no value is cut short, only `why` at 60 characters."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 STYLES = {"on": "green", "off": "yellow", "hazard": "bold dark_orange", "refused": "red"}
 KEEP = {"graphs", "why"}
 
@@ -14,7 +16,7 @@ def _constant_columns(t) -> list[int]:
             if h not in KEEP and len({line.cells[k] for line in t.lines}) == 1]
 
 
-def render(tables, console=None, extra_lines: list[str] = ()) -> None:
+def render(tables, console=None, extra_lines: Sequence[str] = ()) -> None:
     from rich import box
     from rich.console import Console
     from rich.markup import escape
