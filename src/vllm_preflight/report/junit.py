@@ -28,7 +28,8 @@ def as_element(report, fail_on: str = "error") -> ET.Element:
         server = r.extra.get("location") or {}
         case = ET.SubElement(suite, "testcase", classname=visible(server.get("file") or r.source),
                              name=visible(_case_name(r)))
-        failed, other = [], []
+        failed: list[tuple[dict, str]] = []
+        other: list[tuple[dict, str]] = []
         for f in findings_of(r):
             file, line, col = place(f, r)
             text = f"{file}:{line}:{col}: {f.get('severity')} {f.get('rule')} {f.get('message', '')}"
@@ -46,11 +47,10 @@ def as_element(report, fail_on: str = "error") -> ET.Element:
         file, line, _col = error_place(err)
         case = ET.SubElement(suite, "testcase", classname=visible(file), name=visible(f"{file}:{line}"))
         ET.SubElement(case, "error", type="input", message=visible(err.message)).text = visible(err.render())
-    suite.set("tests", str(len(report.results) + len(report.errors)))
-    suite.set("failures", str(failures))
-    suite.set("errors", str(errors))
-    for k in ("tests", "failures", "errors"):
-        suites.set(k, suite.get(k))
+    counts = {"tests": len(report.results) + len(report.errors), "failures": failures, "errors": errors}
+    for el in (suite, suites):
+        for k, n in counts.items():
+            el.set(k, str(n))
     return suites
 
 

@@ -113,7 +113,7 @@ def _why(out: Out, res, rows: list[dict]) -> None:
     steps = [(row, s) for row in rows for s in row["changes"]]
     if not steps:
         return
-    reasons = {}
+    reasons: dict[str, str] = {}
     for e in res.events:
         reasons.setdefault(e.rule, e.reason)
     by_setting = {row["setting"]: row for row in rows}
@@ -133,17 +133,18 @@ def _why(out: Out, res, rows: list[dict]) -> None:
 def _cause_text(setting: str, by_setting: dict) -> str:
     """`all2all_backend = deepep_high_throughput (you wrote … at f:6:5)`, following a chain of
     rules back to what was written (at most three links)."""
-    parts = []
+    parts: list[str] = []
     seen = set()
-    while setting and setting not in seen and len(parts) < 3:
-        seen.add(setting)
-        row = by_setting.get(setting)
+    current: str | None = setting
+    while current and current not in seen and len(parts) < 3:
+        seen.add(current)
+        row = by_setting.get(current)
         if row is None:
-            parts.append(setting)
+            parts.append(current)
             break
         value = row["changes"][-1]["after"] if row["changes"] else row["resolved"]
-        parts.append(f"{setting} = {visible(short(value))} ({_written_text(row)})")
-        setting = row["changes"][-1].get("cause") if row["changes"] else None
+        parts.append(f"{current} = {visible(short(value))} ({_written_text(row)})")
+        current = row["changes"][-1].get("cause") if row["changes"] else None
     return " ← ".join(parts)
 
 
