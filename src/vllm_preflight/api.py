@@ -4,6 +4,7 @@ Used by the CLI and by other commands (verify, matrix) that need resolved settin
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -122,9 +123,10 @@ def choose_release(d: Deployment, vllm_version: str | None, target: str):
     if hint:
         if hint in SUPPORTED:
             return hint, [Assumption("vllm_version", hint, what)], []
-        if _release_of(hint) in SUPPORTED:
-            name = _release_of(hint)
-            return name, [Assumption("vllm_version", name, f"{what} (vLLM {hint})")], _mapped(what, hint, name, where)
+        mapped = _release_of(hint)
+        if mapped is not None and mapped in SUPPORTED:
+            return mapped, [Assumption("vllm_version", mapped, f"{what} (vLLM {hint})")], \
+                _mapped(what, hint, mapped, where)
         name = _nearest_supported(hint)
         why = (f"{what} names vLLM {hint}, which vllm-preflight does not model "
                f"(it models {SUPPORTED[0]} to {SUPPORTED[-1]}); resolved as {name}, the nearest supported release")
@@ -134,7 +136,7 @@ def choose_release(d: Deployment, vllm_version: str | None, target: str):
 
 
 def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: str = "release",
-                     gpu: str | None = None, env: list[tuple[str, str]] = (),
+                     gpu: str | None = None, env: Sequence[tuple[str, str]] = (),
                      model_assume: dict[str, str] | None = None, validate=None) -> Resolution:
     """Resolve one loaded deployment: pick its release, render and validate its words (findings
     at their lines), resolve, and say what depends on values the input leaves open.
@@ -169,8 +171,9 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
         bound.deployment, name, gpu=hw, extra_env=list(env), model_assume={**facts, "is_moe": "true"}))
     depends_on, depend_findings = depends_on + kind_on, depend_findings + kind_findings
     result.extra["location"] = d.location.to_json() if d.location else None
-    if getattr(d, "name", None):
-        result.extra["name"] = d.name
+    name_of_server = getattr(d, "name", None)  # a LoadedDeployment's reader's name
+    if name_of_server:
+        result.extra["name"] = name_of_server
     result.extra["depends_on"] = depends_on
     written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
     hazards = hazard_findings(result, written, run)
@@ -216,7 +219,7 @@ def _unlisted_sizes(result: Resolution) -> list:
 
 def check_inputs(paths: list[str], *, command: list[str] | None = None,
                  vllm_version: str | None = None, target: str = "release", gpu: str | None = None,
-                 env: list[tuple[str, str]] = (), assume: list[tuple[str, str]] = (),
+                 env: Sequence[tuple[str, str]] = (), assume: Sequence[tuple[str, str]] = (),
                  input_format: str | None = None, require_servers: bool = True) -> Report:
     """`gpu` None means: the deployment file's GPU, else H200. A bad argument is a TypeError
     (wrong type) or UsageProblem (unusable value) before anything is read; a bug met on one

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from vllm_preflight.model import Location
 
@@ -37,7 +38,7 @@ class InputError:
         return f"{where}: {self.message}"
 
     def to_json(self) -> dict:
-        out = {"source": self.source, "message": self.message,
+        out: dict[str, Any] = {"source": self.source, "message": self.message,
                "location": self.location.to_json() if self.location else None}
         if self.internal:
             out["internal"] = True

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 
 from vllm_preflight.errors import UsageProblem
@@ -51,7 +52,9 @@ class Config:
         import fnmatch
 
         name = os.path.basename(file)
-        rel = os.path.relpath(os.path.abspath(file), os.path.dirname(self.path)).replace(os.sep, "/")
+        # patterns with a `/` are relative to the config file's folder (a config built in code: the cwd)
+        base = os.path.dirname(self.path) if self.path else os.getcwd()
+        rel = os.path.relpath(os.path.abspath(file), base).replace(os.sep, "/")
         for pattern, codes in self.per_file:
             if rule in codes and fnmatch.fnmatchcase(rel if "/" in pattern else name, pattern):
                 return True
@@ -102,9 +105,9 @@ def _from_pyproject(path: str) -> Config | None:
     # most pyproject.toml files (this project's own included) are not parsed at all
     if not any(key in text for key in ("tool.vllm-preflight", 'tool."vllm-preflight"', "[tool]")):
         return None
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # Python 3.10
+    else:
         try:
             import tomli as tomllib
         except ImportError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from vllm_preflight.model import Assumption
 
@@ -77,7 +78,8 @@ def _bool(text: str) -> bool:
 
 def facts_from_config(cfg: dict) -> ModelFacts:
     arch = (cfg.get("architectures") or ["?"])[0]
-    text_cfg = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
+    nested = cfg.get("text_config")  # multimodal configs keep the language model's fields here
+    text_cfg: dict = nested if isinstance(nested, dict) else cfg
     n_experts = 0
     for k in _MOE_KEYS[:-1]:
         if isinstance(text_cfg.get(k), int):
@@ -201,7 +203,7 @@ def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, st
         if "is_moe" not in overrides:
             assumptions.append(Assumption("model.is_moe", facts.is_moe, why))
     names = {f.name: f.type for f in fields(ModelFacts)}
-    changes = {}
+    changes: dict[str, Any] = {}
     for key, text in overrides.items():
         if key not in names:
             from vllm_preflight.errors import UsageProblem

@@ -134,8 +134,7 @@ def plan_rows(result, written: dict[str, Written]) -> list[Row]:
             row.default_from = row.default_from or _default_label(e.rule)
             continue
         last = row.steps[-1] if row.steps else None
-        same = last is not None and last.rule == e.rule and last.reason == e.reason
-        if same and _appended_again(last, e):
+        if last is not None and last.rule == e.rule and last.reason == e.reason and _appended_again(last, e):
             last.repeats += 1
             last.after = e.after
             continue
