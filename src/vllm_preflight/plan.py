@@ -164,6 +164,7 @@ class Summary:
     errors: int
     depends_on: list[str]
     refused: str | None
+    runtime_cudagraph_mode: str | None = None  # what the model runner captures, where it differs
 
     def line(self) -> str:
         if self.refused:
@@ -172,6 +173,8 @@ class Summary:
             head = f"cudagraph_mode {self.cudagraph_mode}"
             if self.written_cudagraph_mode is not None and self.written_cudagraph_mode != self.cudagraph_mode:
                 head += f" ({self.cudagraph_mode_origin} {self.written_cudagraph_mode})"
+            if self.runtime_cudagraph_mode:
+                head += f" → {self.runtime_cudagraph_mode} at runtime"
         parts = [head]
         if not self.refused:
             parts.append(f"{self.changed} setting{'s' if self.changed != 1 else ''} changed by vLLM")
@@ -184,7 +187,8 @@ class Summary:
     def to_json(self) -> dict:
         return {"cudagraph_mode": self.cudagraph_mode, "written_cudagraph_mode": self.written_cudagraph_mode,
                 "changed_by_vllm": self.changed, "hazards": self.hazards, "errors": self.errors,
-                "depends_on": list(self.depends_on), "refused": self.refused, "line": self.line()}
+                "depends_on": list(self.depends_on), "refused": self.refused,
+                "runtime_cudagraph_mode": self.runtime_cudagraph_mode, "line": self.line()}
 
 
 def summarize(result) -> Summary:
@@ -199,7 +203,9 @@ def summarize(result) -> Summary:
     elif row is not None and row["default_from"] and row["changes"]:
         written_cg, origin = row["changes"][0]["before"], f"the {row['default_from']} was"
     hazards = [f for f in findings if str(f.get("rule", "")).startswith("VP3") and f.get("rule") != "VP300"]
+    runtime = ((result.resolved or {}).get("runtime") or {}).get("cudagraph_mode")
     return Summary(
+        runtime_cudagraph_mode=runtime if runtime not in (None, cg) else None,
         cudagraph_mode=cg, written_cudagraph_mode=written_cg, cudagraph_mode_origin=origin,
         changed=sum(1 for r in rows if r["changes"]), hazards=len(hazards),
         errors=sum(1 for f in findings if f.get("severity") == "error"),

@@ -148,6 +148,32 @@ def _cause_text(setting: str, by_setting: dict) -> str:
     return " ← ".join(parts)
 
 
+def _runtime(out: Out, res) -> None:
+    """The second stage: what the model runner captures after it picked the attention backends."""
+    rt = (res.resolved or {}).get("runtime")
+    if not rt:
+        return
+    backends = ", ".join(f"{a.get('backend')}: {a.get('support')}" for a in rt.get("attention") or [])
+    head = f"Runtime (model runner {rt.get('model_runner') or '?'}" + (f"; {backends}" if backends else "") + ")"
+    cfg, run = rt.get("config_cudagraph_mode"), rt.get("cudagraph_mode")
+    if rt.get("error"):
+        out.line((head, "head"))
+        out.line(("  vLLM would fail at start-up, after the weights load: ", "error"), visible(str(rt["error"])))
+        return
+    if cfg == run:
+        out.line((head, "head"), f"  cudagraph_mode {run}, as at config time")
+    else:
+        out.line((head, "head"))
+        out.line("  ", ("~ ", "changed"), "cudagraph_mode  ",
+                 (f"{cfg} at config time → {run} at runtime", "changed"),
+                 (f"   ({rt.get('support_backend') or rt.get('support')}: {rt.get('support')})", "dim"))
+    for e in rt.get("events") or []:
+        out.line(("  • " + visible(e.get("reason", "")) + f"  ({e.get('rule')})", "dim"))
+    for alt in rt.get("depends_on") or []:
+        out.line(("  if " + visible(f"{alt.get('fact')} = {alt.get('alternative')}") + ": cudagraph_mode "
+                  + str(alt.get("error") or alt.get("cudagraph_mode")), "dim"))
+
+
 def _findings(out: Out, findings: list[dict]) -> None:
     if not findings:
         return
@@ -189,10 +215,18 @@ def _depends(out: Out, res, findings: list[dict]) -> None:
                                                    "the outcome changes with its value"))
 
 
+class _Assumed:
+    """A runtime-stage assumption (JSON) read like a resolver Assumption."""
+
+    def __init__(self, fact, value, source, **_):
+        self.fact, self.value, self.source = fact, value, source
+
+
 def _assumptions(out: Out, res) -> None:
     seen = set()
     items = []
-    for a in res.assumptions:
+    runtime = (res.resolved or {}).get("runtime") or {}
+    for a in list(res.assumptions) + [_Assumed(**x) for x in runtime.get("assumptions") or []]:
         key = (a.fact, str(a.value))
         if key not in seen:
             seen.add(key)
@@ -230,6 +264,7 @@ def render_result(out: Out, res, verbose: bool = False) -> None:
             for r in shown:
                 _row_line(out, r, width)
         _why(out, res, rows)
+        _runtime(out, res)
         logs = list(dict.fromkeys(e.reason for e in res.events if e.field == "log" and e.level == "warning"))
         if logs:
             out.line(("vLLM also warns", "head"))
