@@ -219,7 +219,10 @@ def _kv_ok(r, name: str, spec: Spec, q: Query) -> bool:
 def _sink_ok(r, name: str, q: Query) -> bool:
     if name == "FLASH_ATTN":
         return fa_version(r, q) in ((3, 4) if r.sel_fa4_layers else (3,))
-    if name == "FLASHINFER":
+    if name == "FLASHINFER":  # sinks need the TRTLLM (prefill and decode) or XQA kernels, by architecture
+        archs = {"sm100": (10,), "sm100_sm12x": (10, 12)}.get(r.sel_fi_sink_archs)
+        if archs is not None and q.major not in archs:
+            return False
         return trtllm_supported(r, q)
     return name == "TRITON_ATTN"
 

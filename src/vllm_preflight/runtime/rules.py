@@ -38,6 +38,7 @@ class RuntimeRules:
     sel_fa_fp8_check: bool = False  # FLASH_ATTN's per-layer FP8-KV combination check
     sel_fa_fp8_h512: bool = False  # ... or FA4 with head_size=512 on SM90
     sel_sink_text_new: bool = False  # "attention sinks not supported"
+    sel_fi_sink_archs: str = "any"  # where FlashInfer takes sinks besides its kernels: any | sm100 | sm100_sm12x
     sel_fi_head512: bool = False
     sel_fi_cc80: bool = False  # FlashInfer needs CC >= 8.0 (was 7.5)
     sup_fa4_always: bool = False  # FLASH_ATTN declares ALWAYS with FA4 too (else only FA3)
@@ -76,7 +77,7 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.24.0", {"sel_mla_sm12": True, "sel_fi_cc80": True,
                 "v2_archs": ("Qwen3ForCausalLM", "DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
                              "GraniteMoeForCausalLM", "LlamaForCausalLM", "MistralForCausalLM")}),
-    ("0.25.0", {"sel_trtllm": "xqa_sm90", "v2_param": True,
+    ("0.25.0", {"sel_trtllm": "xqa_sm90", "sel_fi_sink_archs": "sm100", "v2_param": True,
                 "v2_archs": ("DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM")}),
     ("0.26.0", {"sup_triton_mla": "UNIFORM_SINGLE_TOKEN_DECODE",
                 "v2_archs": ("DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM",
@@ -85,18 +86,19 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.27.0", {"v2_archs": ("DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM",
                              "InklingForConditionalGeneration", "KimiK3ForConditionalGeneration",
                              "LongcatFlashNgramForCausalLM", "Qwen2MoeForCausalLM")}),
-    ("0.28.0", {"sel_fa_fp8_check": True, "sel_trtllm": "xqa",
+    ("0.28.0", {"sel_fa_fp8_check": True, "sel_trtllm": "xqa", "sel_fi_sink_archs": "sm100_sm12x",
                 "v2_archs": ("DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM",
                              "InklingForCausalLM", "InklingForConditionalGeneration",
                              "KimiK3ForConditionalGeneration", "LongcatFlashNgramForCausalLM",
                              "Qwen2MoeForCausalLM")}),
     ("0.29.0", {"v2_runner": "default"}),
     ("0.30.0", {"piecewise_capture_rule": True}),
-    ("0.31.0", {"sup_triton_mla": "UNIFORM_BATCH", "sup_flashinfer_mla": "ALWAYS", "sel_fa_fp8_h512": True}),
+    ("0.31.0", {"sup_triton_mla": "UNIFORM_BATCH", "sup_flashinfer_mla": "ALWAYS", "sel_fa_fp8_h512": True,
+                "sel_fi_sink_archs": "any"}),
     ("0.32.0", {"tp_sp_rounding": False, "rounding_parenthetical": "(num_speculative_tokens + 1)"}),
     ("0.33.0", {"sup_fa4_always": True, "sup_fi_fa2_decode": True}),
 )
-GOLDEN = frozenset({"0.12.0", "0.13.0", "0.17.0", "0.20.2", "0.25.0", "0.30.0", "0.33.0"})
+GOLDEN = frozenset({"0.12.0", "0.13.0", "0.17.0", "0.20.2", "0.25.0", "0.28.0", "0.30.0", "0.33.0"})
 
 
 @lru_cache(maxsize=None)
