@@ -1,6 +1,7 @@
 """Record what a real vLLM release's runtime stage does, on CPU, as golden JSONL.
 
-    python tools/record_runtime_golden.py VERSION --oracle DIR [--n 240] [-o tests/runtime/data/VERSION.jsonl]
+    python tools/record_runtime_golden.py VERSION --oracle DIR [--n 240] [--kinds lowering,selector]
+        -> tests/runtime/data/lowering-VERSION.jsonl, selector-VERSION.jsonl (or -o RAW.jsonl)
 
 DIR is the vllm-oracle folder (its README explains the venvs: VLLM_ORACLE_HOME/venv-VERSION).
 The driver (this interpreter) generates seeded cases and runs this same file with `--probe`
@@ -436,14 +437,29 @@ def main(argv=None) -> int:
         cases += lowering_cases(a.n, seed, resolver)
     if "selector" in a.kinds:
         cases += selector_cases(a.n, seed + 1)
-    out = a.out or str(Path(__file__).resolve().parent.parent / "tests" / "runtime" / "data" / f"{a.version}.jsonl")
     with tempfile.TemporaryDirectory() as tmp:
         cp = os.path.join(tmp, "cases.jsonl")
+        raw = a.out or os.path.join(tmp, "raw.jsonl")
         with open(cp, "w") as f:
             for c in cases:
                 f.write(json.dumps(c) + "\n")
-        subprocess.run([py, os.path.abspath(__file__), a.version, "--probe", cp, out, a.oracle], check=True)
-    print(f"recorded {len(cases)} cases -> {out}")
+        subprocess.run([py, os.path.abspath(__file__), a.version, "--probe", cp, raw, a.oracle], check=True)
+        if a.out:
+            print(f"recorded {len(cases)} cases -> {raw}")
+            return 0
+        with open(raw) as f:
+            lines = [json.loads(line) for line in f]
+    data = Path(__file__).resolve().parent.parent / "tests" / "runtime" / "data"
+    for kind in ("lowering", "selector"):
+        mine = [ln for ln in lines if ln["case"]["kind"] == kind]
+        if not mine:
+            continue
+        with open(data / f"{kind}-{a.version}.jsonl", "w") as f:
+            for ln in mine:
+                ln["vllm"].pop("where", None)  # debugging aid, not part of the answer
+                ln["vllm"].pop("info", None)
+                f.write(json.dumps(ln) + "\n")
+        print(f"recorded {len(mine)} {kind} cases -> {data / f'{kind}-{a.version}.jsonl'}")
     return 0
 
 
