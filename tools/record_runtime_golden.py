@@ -421,7 +421,7 @@ def main(argv=None) -> int:
     ap.add_argument("version")
     ap.add_argument("--oracle", required=False)
     ap.add_argument("--n", type=int, default=240)
-    ap.add_argument("--kinds", default="lowering")
+    ap.add_argument("--kinds", default="lowering,selector")
     ap.add_argument("-o", "--out")
     ap.add_argument("--probe", nargs=3, metavar=("CASES", "OUT", "ORACLE"))
     a = ap.parse_args(argv)
