@@ -231,9 +231,10 @@ CHANGES: list[tuple[str, dict]] = [
     }),
     ("0.21.0", {
         "capture_add_max_num_batched_tokens": True,
+        # enable_allreduce_rms_fusion no longer excludes DP/PP (read in 0.21.0's config/vllm.py)
+        "allreduce_fusion_single_dp_pp": False,
     }),
     ("0.22.0", {
-        "allreduce_fusion_single_dp_pp": False,
         "pipeline": PIPELINE_V0_22 + ("log_enabled_passes",), "has_breakable_cudagraph": True,
         "breakable_message": ("VLLM_USE_BREAKABLE_CUDAGRAPH is set, disabling vLLM's torch.compile "
                               "pipeline. Equivalent to -cc.mode=none."),

@@ -31,14 +31,16 @@ _V0_17 = {**{k: v for k, v in _V0_16.items() if k != "eliminate_noops"},
           "fuse_rope_kvcache": ("F", "aiter", "aiter", "aiter")}
 _V0_19 = {**_V0_17, "fuse_rope_kvcache": ("F", "F", "aiter", "aiter")}
 _V0_20 = {**_V0_19, "fuse_mla_dual_rms_norm": ("F", "aiter", "aiter", "aiter")}
-_V0_22 = {**_V0_20, "fuse_act_padding": ("F", "F", "F", "F"),  # IR op priority is not "aiter"
-          "fuse_rope_kvcache_cat_mla": ("F", "F", "mla_cat", "mla_cat")}
+# 0.21.0: norm+pad fusion follows the kernel config's IR op priority, which is not "aiter" on CUDA
+# (recorded on 0.21.0: fuse_act_padding False at every level)
+_V0_21 = {**_V0_20, "fuse_act_padding": ("F", "F", "F", "F")}
+_V0_22 = {**_V0_21, "fuse_rope_kvcache_cat_mla": ("F", "F", "mla_cat", "mla_cat")}
 _V0_26 = {**_V0_22, "enable_qk_norm_rope_fusion": ("F", "F", "F", "F"),
           "fuse_qk_norm_rope_kvcache": ("F", "F", "F", "F")}
 _V0_32 = {k: v for k, v in _V0_26.items() if k not in ("enable_sp", "fuse_gemm_comms")}
 
 TABLES = (("0.12.0", _BASE), ("0.16.0", _V0_16), ("0.17.0", _V0_17), ("0.19.0", _V0_19),
-          ("0.20.0", _V0_20), ("0.22.0", _V0_22), ("0.26.0", _V0_26), ("0.32.0", _V0_32))
+          ("0.20.0", _V0_20), ("0.21.0", _V0_21), ("0.22.0", _V0_22), ("0.26.0", _V0_26), ("0.32.0", _V0_32))
 
 
 @cache
