@@ -89,7 +89,7 @@ CHANGES: list[tuple[str, dict]] = [
         # config checks outside the compilation path (resolve/config_checks.py; first release of
         # each read in every release's sources, 0.20.2 and 0.30.0 taken as their neighbours)
         "async_pp": None, "scheduler_field_bounds": False, "kv_connector_checked_in_config": False,
-        "parallel_field_bounds": False, "dcp_check_in_parallel_config": False,
+        "parallel_field_bounds": False, "dcp_check_in_parallel_config": False, "dcp_message_spaced": False,
         "custom_ops_conflicts": False, "dcp_messages_v0_27": False, "executor_class_lookup": False,
         "ray_installed": True,
         # compilation config
@@ -196,11 +196,12 @@ CHANGES: list[tuple[str, dict]] = [
         "extra_default_split_ops": ("vllm::unified_kv_cache_update",),
     }),
     ("0.15.0", {"draft_model_not_implemented": False, "async_pp": None}),
+    ("0.16.0", {"dcp_check_in_parallel_config": True}),  # ParallelConfig checks tp % dcp (parallel.py)
     ("0.16.0", {
         "all2all_env": "ignored", "sp_tp1_disable": True,
     }),
     ("0.17.0", {
-        "kv_connector_checked_in_config": True,
+        "kv_connector_checked_in_config": "full_graphs",
         "pipeline": PIPELINE_V0_17, "sp_threshold": True, "sp_rms_norm": None,
         "allreduce_fusion_auto": True, "capture_interactivity": True, "validate_environ": True,
         "allreduce_fusion_single_dp_pp": True, "removed_all2all_backends": ("pplx",),
@@ -233,6 +234,9 @@ CHANGES: list[tuple[str, dict]] = [
         "capture_add_max_num_batched_tokens": True,
         # enable_allreduce_rms_fusion no longer excludes DP/PP (read in 0.21.0's config/vllm.py)
         "allreduce_fusion_single_dp_pp": False,
+        # ray: a dependency of 0.12.0-0.13.0 (their wheel metadata), not installed with 0.21.0, 0.27.0
+        # and 0.33.0 (recorded); 0.14.0-0.20.x not read, taken as still installing it
+        "ray_installed": False,
     }),
     ("0.22.0", {
         "pipeline": PIPELINE_V0_22 + ("log_enabled_passes",), "has_breakable_cudagraph": True,
@@ -250,7 +254,7 @@ CHANGES: list[tuple[str, dict]] = [
                                       "deepep_low_latency, nixl_ep, or allgather_reducescatter"),
     }),
     ("0.26.0", {
-        "dcp_check_in_parallel_config": True,
+        "dcp_message_spaced": True,
         "rope_kvcache_fusion_guards": ("fuse_rope_kvcache", "fuse_qk_norm_rope_kvcache"),
         "rope_kvcache_messages": {
             "fuse_rope_kvcache": (
@@ -264,9 +268,10 @@ CHANGES: list[tuple[str, dict]] = [
                 "QK-Norm+RoPE+KV cache fusion."),
         },
     }),
-    # ray: a dependency of 0.12.0-0.13.0 (their wheel metadata), not of 0.27.0 and 0.33.0;
-    # 0.14.0-0.26.0 not read, taken as still installing it
-    ("0.27.0", {"custom_ops_conflicts": True, "dcp_messages_v0_27": True, "ray_installed": False}),
+    # the KV connector looked up for any KV-transfer config: recorded on 0.27.0 (0.21.0 still only with
+    # full graphs; 0.22.0-0.26.0 not recorded, taken as 0.21.0)
+    ("0.27.0", {"custom_ops_conflicts": True, "dcp_messages_v0_27": True,
+                "kv_connector_checked_in_config": "always"}),
     ("0.28.0", {
         "sm100_capture_ceiling": True,
     }),

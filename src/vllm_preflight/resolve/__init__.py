@@ -119,6 +119,9 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         state.model = facts
         engine.apply(parsed, state, facts)
         steps.run(state)
+        from vllm_preflight.resolve.config_checks import kv_connector_check_full_graphs
+
+        kv_connector_check_full_graphs(state, parsed.values, state.assumptions)
         result.resolved = resolved_view(state)
         from vllm_preflight.runtime import runtime_stage  # the model runner's stage, after config time
 

@@ -124,10 +124,11 @@ def parallel_checks(state: State, values: dict) -> None:
             lines = "\n".join(f"{k}\n  Input should be greater than or equal to 1 [type=greater_than_equal, "
                               f"input_value={v}, input_type=int]" for k, v in bad)
             raise Refusal("ValidationError", f"{n} validation error{'s' if n > 1 else ''} for ParallelConfig\n{lines}")
-    if state.release.rules.get("dcp_check_in_parallel_config", False):  # 0.26.0: moved from create_engine_config
+    if state.release.rules.get("dcp_check_in_parallel_config", False):  # 0.16.0: moved from create_engine_config
         tp, dcp = par["tensor_parallel_size"], par["decode_context_parallel_size"]
         if dcp and tp % dcp != 0:
-            raise _pyd("ParallelConfig", f"tp_size={tp} must be divisible by dcp_size={dcp}.")
+            space = " " if state.release.rules.get("dcp_message_spaced", False) else ""  # 0.26.0 added the space
+            raise _pyd("ParallelConfig", f"tp_size={tp} must be divisible by{space}dcp_size={dcp}.")
     if (dp > 1 or dp_local == 0) and not 0 <= (values.get("data_parallel_rank") or 0) < dp:
         raise _pyd("ParallelConfig", f"data_parallel_rank ({values.get('data_parallel_rank') or 0}) "
                                      f"must be in the range [0, {dp})")
@@ -260,23 +261,54 @@ def async_scheduling_checks(state: State, values: dict) -> None:
         raise _pyd("VllmConfig", "Async scheduling is not yet compatible with pipeline_parallel_size > 1.")
 
 
-def kv_connector_check(state: State, values: dict) -> None:
-    """0.33.0: VllmConfig.__post_init__ looks the connector class up (recorded on 0.33.0; on
-    0.12.0-0.13.0 an unknown name passes config and fails when the engine starts)."""
+def _kv_dict(values: dict):
     kv = values.get("kv_transfer_config")
     if isinstance(kv, str):
         try:
             kv = json.loads(kv)
         except ValueError:
-            return
-    if not isinstance(kv, dict) or not state.release.rules.get("kv_connector_checked_in_config", False):
+            return None
+    return kv if isinstance(kv, dict) else None
+
+
+def kv_connector_check(state: State, values: dict) -> None:
+    """From 0.27.0 VllmConfig.__post_init__ looks the connector class up whenever a KV-transfer
+    config is given (recorded on 0.27.0 and 0.33.0); 0.17.0-0.26.0 only with full CUDA graphs
+    (`kv_connector_check_full_graphs`, after the mode is resolved)."""
+    kv = _kv_dict(values)
+    if kv is None or state.release.rules.get("kv_connector_checked_in_config") != "always":
         return
-    rec = value_facts(state)
     name = kv.get("kv_connector")
     if name is None:
         raise _pyd("VllmConfig", "Connector name is not set in KVTransferConfig")
+    _lookup_connector(state, kv)
+
+
+def kv_connector_check_full_graphs(state: State, values: dict, assumptions: list[Assumption]) -> None:
+    """0.17.0-0.26.0 (recorded on 0.21.0): the lookup runs only for a KV-transfer instance
+    (a connector and a valid role) when the resolved mode has full CUDA graphs."""
+    kv = _kv_dict(values)
+    if kv is None or state.release.rules.get("kv_connector_checked_in_config") != "full_graphs":
+        return
+    if kv.get("kv_connector") is None or kv.get("kv_role") is None:
+        return
+    from vllm_preflight.resolve import modes
+
+    if not modes.has_full_cudagraphs(state.cc.get("cudagraph_mode") or "NONE"):
+        return
+    if kv["kv_connector"] == "P2pNcclConnector" and not kv.get("kv_connector_module_path"):
+        # its module imports msgpack, which these releases do not install (recorded on 0.21.0)
+        assumptions.append(Assumption("node.msgpack", False, "P2pNcclConnector imports msgpack, not a vLLM "
+                                                             "dependency; taken as not installed"))
+        raise Refusal("ModuleNotFoundError", "No module named 'msgpack'")
+    _lookup_connector(state, kv)
+
+
+def _lookup_connector(state: State, kv: dict) -> None:
     if kv.get("kv_connector_module_path"):
         return  # an external module: not importable here
+    rec = value_facts(state)
+    name = kv["kv_connector"]
     if rec and rec.get("kv_connectors") and name not in rec["kv_connectors"]:
         raise _pyd("VllmConfig", f"Unsupported connector type: {name}")
 
