@@ -98,7 +98,7 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     ("0.32.0", {"tp_sp_rounding": False, "rounding_parenthetical": "(num_speculative_tokens + 1)"}),
     ("0.33.0", {"sup_fa4_always": True, "sup_fi_fa2_decode": True}),
 )
-GOLDEN = frozenset({"0.12.0", "0.13.0", "0.17.0", "0.20.2", "0.22.0", "0.25.0", "0.28.0", "0.30.0", "0.33.0"})
+GOLDEN = frozenset({"0.12.0", "0.13.0", "0.15.0", "0.17.0", "0.20.2", "0.22.0", "0.25.0", "0.28.0", "0.30.0", "0.33.0"})
 
 
 @lru_cache(maxsize=None)
