@@ -15,7 +15,9 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -24,7 +26,7 @@ from vllm_preflight.verify.compare import CLOSE, EXACT, compare
 from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
 from vllm_preflight.verify.moe.ht import ProtocolStats, get_layout
 from vllm_preflight.verify.plan import pad_to
-from vllm_preflight.verify.replay import AddressLog, EmulatedGraph, GraphRunner, Tally
+from vllm_preflight.verify.replay import AddressLog, EmulatedGraph, GraphRunner, Runtime, Tally
 from vllm_preflight.verify.split import split
 from vllm_preflight.verify.toy import DTYPES, ToyConfig
 
@@ -105,6 +107,7 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
     stats = ProtocolStats()
     model.set_moe(_moe_impl(job, stats, state))
     log = AddressLog()
+    make: Callable[[str, Any, Runtime, AddressLog], object]  # a unit's graphs: real or emulated
     if job["graphs"] == "cuda":
         from vllm_preflight.verify.cudagraphs import CudaGraphs
 
@@ -128,6 +131,7 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
         for step in range(job["replay_steps"]):
             n = 1 + (3 * rank + 5 * step) % top
             p = pad_to(_max(n, device), sizes)
+            assert p is not None, "n <= top = max(sizes), so some capture size holds it"
             x = model.inputs(n, 1000 * rank + step, device)
             static_in[:n].copy_(x)
             static_in[n:p].zero_()
@@ -176,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     dist.init_process_group(job["backend"], init_method=store, rank=rank, world_size=world,
                             timeout=timedelta(seconds=job["collective_timeout_s"]))
     state: dict = {}
-    result = {"rank": rank, "checks": [], "error": None, "device": str(device)}
+    checks: list[dict] = []
+    result: dict[str, Any] = {"rank": rank, "checks": checks, "error": None, "device": str(device)}
     try:
         if job.get("hang_rank") in (rank, "all"):
             _say(rank, "holding back from the next collective (hang drill)")
@@ -190,16 +195,17 @@ def main(argv: list[str] | None = None) -> int:
         with stream:
             if job.get("protocol", True):
                 _say(rank, "protocol check ...")
-                result["checks"].append(protocol_check(job, rank, world, device, state))
+                checks.append(protocol_check(job, rank, world, device, state))
             _say(rank, "lockstep replay ...")
-            result["checks"].append(lockstep_replay(job, rank, device, state))
+            checks.append(lockstep_replay(job, rank, device, state))
         gathered = _gather(result, rank, world, device)
         if rank == 0:
             with open(args.out, "w") as f:
                 json.dump(gathered, f)
-    except Exception as e:
-        result["error"] = f"{type(e).__name__}: {e}"
-        _say(rank, "failed: " + result["error"])
+    except Exception as e:  # noqa: BLE001 - whatever fails on a rank is written to its result file for verify
+        error = f"{type(e).__name__}: {e}"
+        result["error"] = error
+        _say(rank, "failed: " + error)
         traceback.print_exc(limit=3, file=sys.stdout)
         with open(f"{args.out}.rank{rank}", "w") as f:
             json.dump(result, f)

@@ -10,6 +10,7 @@ import importlib.metadata as md
 import importlib.util
 import inspect
 import platform
+from typing import Any
 
 MIN_TORCH = (2, 4)  # torch.library.custom_op / register_fake, Dynamo custom backends
 
@@ -33,12 +34,12 @@ def torch_version() -> str | None:
 def torch_missing() -> list[str]:
     """Empty when CPU torch is good enough for verify; otherwise what is missing."""
     if importlib.util.find_spec("torch") is None:
-        return ["torch (install the `verify` extra: pip install 'vllm-preflight[verify]'; "
-                "on CPU-only machines pip install torch==2.13.0 from the CPU wheel index)"]
+        return [("torch (install the `verify` extra: pip install 'vllm-preflight[verify]'; "
+                 "on CPU-only machines pip install torch==2.13.0 from the CPU wheel index)")]
     try:
         import torch
         import torch.fx.passes.split_module
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - a broken install fails in many ways; each is reported, none fatal
         return [f"a working torch ({type(e).__name__}: {e})"]
     if importlib.util.find_spec("torch._dynamo") is None:  # found, not imported: that takes seconds
         return [f"torch with Dynamo (torch.compile); found {torch.__version__}"]
@@ -60,15 +61,16 @@ def cuda_devices() -> tuple[int, str | None]:
 def deep_ep_distribution() -> str | None:
     try:
         names = md.packages_distributions().get("deep_ep") or []
-    except Exception:
+    except Exception:  # noqa: BLE001 - one malformed installed distribution must not stop the probe
         names = []
     return names[0] if names else None
 
 
-def deep_ep_status(import_it: bool) -> dict:
+def deep_ep_status(import_it: bool) -> dict[str, Any]:
     """Which deep_ep is installed, without importing it unless asked (importing initialises CUDA)."""
-    status = {"installed": importlib.util.find_spec("deep_ep") is not None, "distribution": None,
-              "version": None, "apis": [], "legacy_ht": False, "detail": ""}
+    apis: list[str] = []
+    status: dict[str, Any] = {"installed": importlib.util.find_spec("deep_ep") is not None, "distribution": None,
+                              "version": None, "apis": apis, "legacy_ht": False, "detail": ""}
     if not status["installed"]:
         status["detail"] = "not installed"
         return status
@@ -89,23 +91,23 @@ def deep_ep_status(import_it: bool) -> dict:
         return status
     try:
         import deep_ep
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - its import initialises CUDA and may fail in any way; reported
         status["detail"] = f"import failed: {type(e).__name__}: {e}"
         return status
     buffer = getattr(deep_ep, "Buffer", None)
     if buffer is not None and hasattr(buffer, "dispatch") and hasattr(buffer, "get_dispatch_layout"):
         params = inspect.signature(buffer.dispatch).parameters
-        status["apis"].append("legacy Buffer" + (" (num_worst_tokens)" if "num_worst_tokens" in params else ""))
+        apis.append("legacy Buffer" + (" (num_worst_tokens)" if "num_worst_tokens" in params else ""))
         status["legacy_ht"] = True
     if hasattr(deep_ep, "ElasticBuffer"):
-        status["apis"].append("ElasticBuffer (V2)")
+        apis.append("ElasticBuffer (V2)")
     if hasattr(deep_ep, "EPBuffer"):
-        status["apis"].append("EPBuffer (V2.5)")
-    status["detail"] = ", ".join(status["apis"]) or "no known DeepEP API"
+        apis.append("EPBuffer (V2.5)")
+    status["detail"] = ", ".join(apis) or "no known DeepEP API"
     return status
 
 
-def describe(import_deep_ep: bool = False) -> dict:
+def describe(import_deep_ep: bool = False) -> dict[str, Any]:
     info = {"python": platform.python_version(), "torch": torch_version(), "cuda": None, "device": "cpu",
             "deep_ep": deep_ep_status(import_deep_ep)}
     return info

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -48,7 +49,7 @@ def capture_report(cuda, device) -> dict:
     from vllm_preflight.verify.toy import ToyConfig
     from vllm_preflight.verify.workbench import build_model
 
-    result = {"raised": False, "error": None, "host_syncs_under_capture": []}
+    result: dict[str, Any] = {"raised": False, "error": None, "host_syncs_under_capture": []}
     hook = CaptureSyncHook(cuda)
     with cuda.stream(cuda.Stream(device)):
         model, traced = build_model(ToyConfig(hidden=128, ffn=128, experts=8, layers=2), 8, device)
@@ -65,7 +66,7 @@ def capture_report(cuda, device) -> dict:
                 with hook:
                     runner(x)
                 cuda.synchronize()
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - what a capture raises, whatever it is, is the report
                 text = str(e).splitlines()[0] if str(e) else ""
                 result.update(raised=True, error=f"{type(e).__name__}: {text}")
     result["host_syncs_under_capture"] = hook.syncs

@@ -8,12 +8,16 @@ implementation behind `moe_forward` can be swapped without tracing again.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 
 from vllm_preflight.verify.opnames import ATTENTION_OP, KNOWN_SPLIT_OPS, MOE_OP, MOE_SHARED_OP, TOY_NS
 
-# layer_name -> layer object with `attend(q, k, v, out)` or `moe(hidden, logits)`
-LAYERS: dict[str, object] = {}
+# layer_name -> layer object with `attend(q, k, v, out)` or `moe(hidden, logits)`: either kind
+# (the op that looks a layer up is what knows which method its layer has)
+LAYERS: dict[str, Any] = {}
 
 _ATTENTION_SCHEMA = "(Tensor q, Tensor k, Tensor v, Tensor(a!) output, str layer_name) -> ()"
 # The schema facts vLLM 0.12.0 (the PR #29558 base) registers its MoE ops with
@@ -32,7 +36,7 @@ def moe_tags() -> tuple:
 _library: torch.library.Library | None = None
 # op name -> its Python implementation, for the sync probe: a dispatch mode sees a custom op as
 # one call, so the probe runs the implementation itself to see what it does inside.
-IMPLEMENTATIONS: dict[str, object] = {}
+IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {}
 
 
 def _attention(q, k, v, output, layer_name):

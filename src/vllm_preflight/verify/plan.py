@@ -103,7 +103,9 @@ def plan_from_resolved(resolved: dict, vllm_version: str = "") -> VerifyPlan:
     notes: list[str] = []
     mode = _enum(cc.get("mode", "NONE"), COMPILE_MODES, "compilation mode")
     # what the model runner captures: the runtime stage's mode where it ran (check's hazards read the same)
-    runtime = resolved.get("runtime") if isinstance(resolved.get("runtime"), dict) else {}
+    runtime = resolved.get("runtime")
+    if not isinstance(runtime, dict):
+        runtime = {}
     raw_cg = runtime.get("cudagraph_mode") or cc.get("cudagraph_mode")
     cg = "NONE" if raw_cg is None else _enum(raw_cg, CUDAGRAPH_MODES, "cudagraph_mode")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
-import torch.fx as fx
+from torch import fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from vllm_preflight.verify import ops
@@ -141,7 +141,10 @@ def run_entered(mode: TorchDispatchMode, func, args, kwargs):
     """Inside `mode.__torch_dispatch__`: run a toy op's Python body with the mode active again, so
     that the aten ops inside the opaque op reach the mode (as the kernels inside a real op would
     reach a CUDA graph)."""
-    impl = ops.IMPLEMENTATIONS[toy_op_name(func)]
+    name = toy_op_name(func)
+    if name is None:  # callers ask toy_op_name first
+        raise ValueError(f"{func} is not one of the toy's ops")
+    impl = ops.IMPLEMENTATIONS[name]
     with mode:
         return impl(*args, **(kwargs or {}))
 

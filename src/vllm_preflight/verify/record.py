@@ -66,7 +66,7 @@ def _finite(value):
 
 def validate(record: dict) -> None:
     """Raise jsonschema.ValidationError when the record does not match the schema (a bug)."""
-    import jsonschema
+    import jsonschema  # type: ignore[import-untyped]  # no type hints shipped; types-jsonschema is not in the lint extra
 
     jsonschema.Draft202012Validator(schema()).validate(json.loads(json.dumps(record, default=str)))
 

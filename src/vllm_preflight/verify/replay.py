@@ -62,9 +62,10 @@ class AddressLog:
             if a == b:
                 continue
             self.frozen_changes += 1
-            if len(self.frozen_examples) < 5:
-                op = (a or b)[1]
-                what = (a or b)[0]
+            entry = a or b  # never both None: equal entries were skipped
+            if entry is not None and len(self.frozen_examples) < 5:
+                op = entry[1]
+                what = entry[0]
                 self.frozen_examples.append(
                     f"{unit}@{size}: {op} ({what}) gave {a[2] if a else 'nothing'} at capture, "
                     f"{b[2] if b else 'nothing'} at replay: a graph would replay the captured one")

@@ -214,9 +214,9 @@ def execute(s: VerifySettings) -> int:
     except UsageProblem:
         raise
     except KeyboardInterrupt:  # a SIGINT that arrived outside the handler's reach
-        e = Interrupted(signal.SIGINT)
-        code, status, reason = e.exit_code, "interrupted", e.message
-    except Exception as e:
+        interrupted = Interrupted(signal.SIGINT)
+        code, status, reason = interrupted.exit_code, "interrupted", interrupted.message
+    except Exception as e:  # noqa: BLE001 - a bug becomes a record with exit code EXIT_INTERNAL, not a traceback
         code, status = EXIT_INTERNAL, "internal-error"
         reason = f"internal error in verify: {type(e).__name__}: {e}"
     plan_json = None

@@ -25,7 +25,7 @@ import operator
 from dataclasses import dataclass, field
 
 import torch
-import torch.fx as fx
+from torch import fx
 from torch.fx.passes.split_module import split_module
 
 from vllm_preflight.verify import ops
@@ -138,8 +138,8 @@ def resolve_names(names: tuple[str, ...] | list[str], matching: str) -> Resolved
                 res.targets.add(target)
                 res.kept.append(written)
             else:
-                res.dropped.append((written, "matches no op's name (vLLM <= 0.11.0 compares "
-                                             "str(node.target), e.g. 'vllm.unified_attention')"))
+                res.dropped.append((written, ("matches no op's name (vLLM <= 0.11.0 compares "
+                                              "str(node.target), e.g. 'vllm.unified_attention')")))
             continue
         parsed = parse_qualified(written)
         if parsed is None:
@@ -152,9 +152,10 @@ def resolve_names(names: tuple[str, ...] | list[str], matching: str) -> Resolved
             res.dropped.append((written, f"no op {VLLM_NS}::{parsed.name} is registered; the name matches nothing"))
             continue
         if written.count(".") and written.rsplit("::", 1)[-1].count("."):
-            res.dropped.append((written, f"names the overload '{parsed.overload}': Dynamo records "
-                                         f"torch.ops.{parsed.namespace}.{parsed.name}(...) as the packet, which "
-                                         f"vLLM compares as '{parsed.namespace}::{parsed.name}', so this never matches"))
+            res.dropped.append((written, (f"names the overload '{parsed.overload}': Dynamo records "
+                                          f"torch.ops.{parsed.namespace}.{parsed.name}(...) as the packet, which "
+                                          f"vLLM compares as '{parsed.namespace}::{parsed.name}', so this never "
+                                          "matches")))
             continue
         res.targets.add(f"{parsed.toy_namespace}::{parsed.name}")
         res.kept.append(written)
@@ -213,10 +214,10 @@ def _merge_empty_only(part_of: dict[fx.Node, int], splitting_ids: list[int]) -> 
         if not nodes:
             continue
         merged = False
-        if len(nodes) == 1 and _is_empty_allocation(nodes[0]) and previous is not None:
-            if all(i.op == "placeholder" or part_of[i] <= previous for i in nodes[0].all_input_nodes):
-                part_of[nodes[0]] = previous
-                merged = True
+        if (len(nodes) == 1 and _is_empty_allocation(nodes[0]) and previous is not None
+                and all(i.op == "placeholder" or part_of[i] <= previous for i in nodes[0].all_input_nodes)):
+            part_of[nodes[0]] = previous
+            merged = True
         if not merged and pid not in splitting_ids:
             previous = pid
 
@@ -251,7 +252,8 @@ def split(traced: Traced, names: tuple[str, ...] | list[str], release: str) -> S
             part_of[node] = current
     if rules.merge_empty_only:
         _merge_empty_only(part_of, splitting_ids)
-    split_gm = split_module(gm, None, lambda n: part_of[n], keep_original_order=True)
+    # root_m is unused by split_module (its docstring says so); the traced module is what it names
+    split_gm = split_module(gm, gm, lambda n: part_of[n], keep_original_order=True)
     by_id: dict[int, list[fx.Node]] = {}
     for node, pid in part_of.items():
         by_id.setdefault(pid, []).append(node)

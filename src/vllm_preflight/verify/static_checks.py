@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
-import torch.fx as fx
+from torch import fx
 
 from vllm_preflight.verify.opnames import ATTENTION_OP, MOE_OPS, short
 from vllm_preflight.verify.outcome import FAIL, INFO, PASS, SKIP, WARN, Check
@@ -19,10 +21,16 @@ from vllm_preflight.verify.plan import VerifyPlan
 from vllm_preflight.verify.probe import OpBehaviour, is_opaque, op_namespace
 from vllm_preflight.verify.split import SplitGraph
 
-try:  # private but long-lived; guarded so an odd torch does not break verify
-    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
-except ImportError:  # pragma: no cover
-    free_unbacked_symbols = None
+
+def _free_unbacked_symbols() -> Callable[[Any], Iterable[Any]] | None:
+    try:  # private but long-lived; guarded so an odd torch does not break verify
+        from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+    except ImportError:  # pragma: no cover
+        return None
+    return free_unbacked_symbols
+
+
+free_unbacked_symbols = _free_unbacked_symbols()
 
 _HOST_METHODS = {"item", "tolist", "cpu", "numpy"}
 _FORBIDDEN = {"aten._local_scalar_dense", "aten._assert_scalar", "aten.item"}
@@ -84,7 +92,7 @@ def _symbols(value) -> set:
         return set()
     try:
         return set(free_unbacked_symbols(value))
-    except Exception:
+    except Exception:  # noqa: BLE001 - a private torch helper on any example value: no symbols, not a crash
         return set()
 
 
@@ -115,8 +123,8 @@ def _unsafe_reasons(node: fx.Node, behaviour: dict[str, OpBehaviour]) -> list[st
             if f"{target.namespace}.{target._schema.name.split('::')[-1]}" in _FORBIDDEN:
                 reasons.append(f"{target} is never capturable")
         elif isinstance(target, torch._ops.OpOverloadPacket):
-            tag = getattr(torch.Tag, "cudagraph_unsafe", None)
-            if tag is not None and tag in set(target.default.tags):
+            unsafe_tag = getattr(torch.Tag, "cudagraph_unsafe", None)
+            if unsafe_tag is not None and unsafe_tag in set(target.default.tags):
                 reasons.append("op tagged cudagraph_unsafe")
         if is_opaque(target) and node.name in behaviour and behaviour[node.name].unsafe:
             reasons.append("inside the op: " + behaviour[node.name].summary())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 
@@ -151,7 +152,8 @@ class ToyMoEModel(torch.nn.Module):
         return DTYPES[self.cfg.dtype]
 
     def moe_layers(self) -> list[MoE]:
-        return [layer.moe for layer in self.layers]
+        # a ModuleList types its items as plain Modules; this one holds DecoderLayers only
+        return [cast(DecoderLayer, layer).moe for layer in self.layers]
 
     def set_moe(self, impl, contract: OutputContract | None = None) -> None:
         """Swap what runs behind `moe_forward` (no re-trace needed: the op looks its layer up)."""

@@ -10,7 +10,7 @@ import pickle
 from dataclasses import dataclass
 
 import torch
-import torch.fx as fx
+from torch import fx
 
 
 @dataclass

@@ -9,6 +9,7 @@ tiers. Nothing is left behind: no torchelastic log tree, no rank outliving verif
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -63,6 +64,16 @@ def _kill_group(pgid: int, procs: list[subprocess.Popen]) -> None:
             return
 
 
+def _start_in_group(argv: list[str], log, env: dict[str, str], pgid: int) -> subprocess.Popen:
+    """Start `argv` in process group `pgid` (0: a new group that this child leads)."""
+    if sys.version_info >= (3, 11):
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, process_group=pgid)
+    # Python 3.10 has no process_group: the same setpgid, in the child before exec (the one
+    # call made there, as process_group does; nothing that could wait on another thread's lock)
+    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env,
+                            preexec_fn=lambda: os.setpgid(0, pgid))  # noqa: PLW1509 - see above
+
+
 def launch_ranks(nproc: int, module: str, args: list[str], workdir: str, deadline_s: float,
                  env: dict | None = None) -> ChildResult:
     """Start `python -m module args` once per rank (RANK, WORLD_SIZE, LOCAL_RANK and a file-store
@@ -74,37 +85,32 @@ def launch_ranks(nproc: int, module: str, args: list[str], workdir: str, deadlin
     base.update({"WORLD_SIZE": str(nproc), "PF_VERIFY_STORE": "file://" + os.path.join(workdir, "store"),
                  "TMPDIR": workdir})
     procs: list[subprocess.Popen] = []
-    logs = []
-    try:
-        for rank in range(nproc):
-            log = open(os.path.join(workdir, f"rank{rank}.log"), "w")
-            logs.append(log)
-            rank_env = dict(base, RANK=str(rank), LOCAL_RANK=str(rank))
-            # one new process group for all ranks (in verify's session: setpgid across sessions
-            # is not allowed); a terminal's Ctrl-C reaches verify, which ends the group itself
-            group = {"process_group": 0 if rank == 0 else procs[0].pid}
-            procs.append(subprocess.Popen([sys.executable, "-m", module, *args], stdout=log,
-                                          stderr=subprocess.STDOUT, env=rank_env, **group))
-        timed_out, failed_at = False, None
-        while any(p.poll() is None for p in procs):
-            now = time.monotonic()
-            if now - start > deadline_s:
-                timed_out = True
-                break
-            if failed_at is None and any(p.poll() not in (None, 0) for p in procs):
-                failed_at = now
-            if failed_at is not None and now - failed_at > RANK_GRACE_S:
-                break  # the others wait on a collective that will never come
-            time.sleep(0.05)
-        if any(p.poll() is None for p in procs):
-            _kill_group(procs[0].pid, procs)
-    except BaseException:
-        if procs:
-            _kill_group(procs[0].pid, procs)
-        raise
-    finally:
-        for log in logs:
-            log.close()
+    with contextlib.ExitStack() as logs:  # every rank's log is closed, whatever happens
+        try:
+            for rank in range(nproc):
+                log = logs.enter_context(open(os.path.join(workdir, f"rank{rank}.log"), "w"))
+                rank_env = dict(base, RANK=str(rank), LOCAL_RANK=str(rank))
+                # one new process group for all ranks (in verify's session: setpgid across sessions
+                # is not allowed); a terminal's Ctrl-C reaches verify, which ends the group itself
+                procs.append(_start_in_group([sys.executable, "-m", module, *args], log, rank_env,
+                                             0 if rank == 0 else procs[0].pid))
+            timed_out, failed_at = False, None
+            while any(p.poll() is None for p in procs):
+                now = time.monotonic()
+                if now - start > deadline_s:
+                    timed_out = True
+                    break
+                if failed_at is None and any(p.poll() not in (None, 0) for p in procs):
+                    failed_at = now
+                if failed_at is not None and now - failed_at > RANK_GRACE_S:
+                    break  # the others wait on a collective that will never come
+                time.sleep(0.05)
+            if any(p.poll() is None for p in procs):
+                _kill_group(procs[0].pid, procs)
+        except BaseException:
+            if procs:
+                _kill_group(procs[0].pid, procs)
+            raise
     output = []
     for rank in range(len(procs)):
         with open(os.path.join(workdir, f"rank{rank}.log")) as f:

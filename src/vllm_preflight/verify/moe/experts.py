@@ -30,6 +30,8 @@ class Experts(torch.nn.Module):
         return F.silu(x @ self.w1[expert]) @ self.w2[expert]
 
     def shared_mlp(self, x: torch.Tensor) -> torch.Tensor:
+        if self.shared_w1 is None or self.shared_w2 is None:
+            raise RuntimeError("these experts were built without a shared expert")
         return F.silu(x @ self.shared_w1) @ self.shared_w2
 
 

@@ -127,11 +127,11 @@ def time_sizes(model, runner, static_in, sizes, graph: str, dtype: str, graphs, 
             static_in[:s].copy_(model.inputs(s, 4242 + s, static_in.device))
             x = static_in[:s]
 
-            def eager():
+            def eager(x=x):  # bound now: each size times its own input
                 runner.set("eager")
                 model(x)
 
-            def replay():
+            def replay(x=x, s=s):
                 runner.set("replay", s)
                 runner(x)
 
