@@ -231,6 +231,19 @@ RULES: dict[str, Rule] = {r.code: r for r in (
                           "-cc '{\"splitting_ops\": [\"vllm::unified_mla_attention_with_output\"]}'"),
          passes=Example("vllm serve Qwen/Qwen3-0.6B -cc '{\"splitting_ops\": "
                         "[\"vllm::unified_attention_with_output\", \"vllm::unified_mla_attention_with_output\"]}'")),
+    Rule("VP312", "runtime-refuses", "error",
+         "vLLM accepts the config but its model runner refuses the CUDA-graph mode at start-up.",
+         why="The check runs when the KV cache is initialised, after the weights have loaded: minutes into "
+             "the start of every replica, the engine raises (e.g. FULL with an attention backend that "
+             "declares no CUDA-graph support).",
+         fix="Use the mode the runtime stage names for the backend (PIECEWISE or FULL_AND_PIECEWISE), or "
+             "another attention backend.",
+         source="vllm/v1/worker/gpu_model_runner.py `_check_and_update_cudagraph_mode` (0.12-0.13); "
+                "vllm/config/compilation.py `resolve_cudagraph_mode_and_sizes` (later releases).",
+         triggers=Example("vllm serve meta-llama/Llama-4-Scout-17B-16E-Instruct -cc.cudagraph_mode=FULL",
+                          ("--assume", "model.architecture=Llama4ForConditionalGeneration")),
+         passes=Example("vllm serve meta-llama/Llama-4-Scout-17B-16E-Instruct -cc.cudagraph_mode=PIECEWISE",
+                        ("--assume", "model.architecture=Llama4ForConditionalGeneration"))),
     Rule("VP311", "deprecated-spelling", "warning",
          "A deprecated spelling that a later release rejects or ignores.",
          why="`-O.x` (0.12.0; from 0.13.0 `-O` is only the optimization level), the pre-0.12 PassConfig "

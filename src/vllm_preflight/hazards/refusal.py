@@ -13,3 +13,14 @@ def refuses(ctx: Context):
     first = (err.message or "").strip().splitlines()
     detail = " ".join(line.strip() for line in first[:3])
     yield ctx.finding("VP300", f"vLLM {ctx.result.vllm_version} would refuse to start: {err.type}: {detail}")
+
+
+@hazard("VP312")
+def runtime_refuses(ctx: Context):
+    runtime = (ctx.resolved or {}).get("runtime") or {}
+    err = runtime.get("error")
+    if not err:
+        return
+    text = f"{err.get('type')}: {err.get('message')}" if isinstance(err, dict) else str(err)
+    yield ctx.finding("VP312", f"vLLM {ctx.result.vllm_version} starts building the engine, then its model runner "
+                      f"refuses at KV-cache initialisation, after the weights load: {text}", "cudagraph_mode")
