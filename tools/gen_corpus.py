@@ -406,6 +406,13 @@ def _kv_transfer(v: tuple) -> list[dict]:
             {"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_buffer_device": "cpu"},
             {"kv_connector": "NixlConnector", "kv_role": "kv_both", "unknown_key": 1},
             {"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_parallel_size": 2}, {}]
+    if v >= (0, 17):  # layerwise KV transfer turns full graphs into PIECEWISE
+        out += [{"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both",
+                 "kv_connector_extra_config": {"use_layerwise": lw}} for lw in (True, False)]
+        out += [{"kv_connector": "MultiConnector", "kv_role": "kv_both", "kv_connector_extra_config": {
+            "connectors": [{"kv_connector": "NixlConnector", "kv_role": "kv_both"},
+                           {"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both",
+                            "kv_connector_extra_config": {"use_layerwise": True}}]}}]
     return out
 
 

@@ -339,6 +339,10 @@ def executor_backend_check(state: State, values: dict, assumptions: list[Assumpt
     """--distributed-executor-backend: `ray` needs the ray package, which vLLM no longer installs
     by 0.27.0; from 0.19.0 VllmConfig takes any other unknown name as a `module.Class` path."""
     backend = values.get("distributed_executor_backend")
+    par = state.parallel
+    if backend is None and values.get("data_parallel_backend") == "ray" \
+            and par["tensor_parallel_size"] * par["pipeline_parallel_size"] > 1:
+        backend = "ray"  # ParallelConfig picks ray for a multi-GPU engine when DP runs on ray
     if backend is None:
         return
     rules = state.release.rules

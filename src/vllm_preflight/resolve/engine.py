@@ -188,6 +188,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     config_checks.model_parallel_checks(state, facts, v)
     config_checks.async_scheduling_checks(state, v)
     config_checks.kv_connector_check(state, v)
+    state.kv_transfer = config_checks._kv_dict(v)
 
 
 def _verify_scheduler(mnbt: int, mns: int, max_model_len: int, chunked: bool, bounds: bool = True) -> None:

@@ -74,6 +74,32 @@ def static_graph_overrides_v0_13(state: State) -> None:
                "Overriding cudagraph_mode to FULL_DECODE_ONLY.")
         state.log("info", msg, once=True)
         state.set("cc.cudagraph_mode", "FULL_DECODE_ONLY", "cudagraph_mode.encoder_decoder", msg)
+    _kv_connector_piecewise(state)
+
+
+def _kv_connector_piecewise(state: State) -> None:
+    """0.17.0+: a KV connector doing layerwise async transfers needs PIECEWISE graphs (LMCache
+    with `use_layerwise`; a MultiConnector when one of its children does)."""
+    kv = state.kv_transfer
+    if not state.release.rules.get("kv_connector_checked_in_config") or not kv:
+        return
+    if kv.get("kv_connector") is None or kv.get("kv_role") is None or not modes.has_full_cudagraphs(_cg(state)):
+        return
+
+    def layerwise(conf: dict) -> bool:
+        extra = conf.get("kv_connector_extra_config") or {}
+        if conf.get("kv_connector") == "LMCacheConnectorV1":
+            return bool(extra.get("use_layerwise", False))
+        if conf.get("kv_connector") == "MultiConnector":
+            return any(layerwise(c) for c in extra.get("connectors", []) if isinstance(c, dict))
+        return False
+
+    if layerwise(kv):
+        msg = (f"KV connector {kv['kv_connector']} requires PIECEWISE CUDA graph mode due to layerwise async "
+               f"operations that cannot be captured in CUDA graphs. Overriding cudagraph_mode from "
+               f"{_cg(state)} to PIECEWISE.")
+        state.log("warning", msg, once=True)
+        state.set("cc.cudagraph_mode", "PIECEWISE", "cudagraph_mode.kv_connector", msg, "warning")
 
 
 def enforce_eager_cudagraphs(state: State) -> None:
