@@ -19,7 +19,7 @@ from vllm_preflight.resolve import resolve
 
 DATA = Path(__file__).parent / "data" / "families"
 FILES = sorted(DATA.glob("*.jsonl"))
-REQUIRED = ["0.12.0", "0.13.0", "0.21.0", "0.27.0", "0.33.0", "pr29558"]
+REQUIRED = ["0.12.0", "0.13.0", "0.21.0", "0.24.0", "0.27.0", "0.33.0", "pr29558"]
 FAMILY_MIN = 25
 
 

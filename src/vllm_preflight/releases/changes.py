@@ -244,6 +244,9 @@ CHANGES: list[tuple[str, dict]] = [
                               "pipeline. Equivalent to -cc.mode=none."),
     }),
     ("0.23.0", {"parallel_field_bounds": True}),
+    # the KV connector looked up for any KV-transfer config: recorded on 0.24.0 (0.21.0 still only with
+    # full graphs; 0.22.0-0.23.0 not recorded, taken as 0.21.0)
+    ("0.24.0", {"kv_connector_checked_in_config": "always"}),
     ("0.24.0", {
         "dbo_backends": ("deepep_low_latency", "deepep_high_throughput", "nixl_ep"),
         "dbo_message": ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, "
@@ -268,10 +271,7 @@ CHANGES: list[tuple[str, dict]] = [
                 "QK-Norm+RoPE+KV cache fusion."),
         },
     }),
-    # the KV connector looked up for any KV-transfer config: recorded on 0.27.0 (0.21.0 still only with
-    # full graphs; 0.22.0-0.26.0 not recorded, taken as 0.21.0)
-    ("0.27.0", {"custom_ops_conflicts": True, "dcp_messages_v0_27": True,
-                "kv_connector_checked_in_config": "always"}),
+    ("0.27.0", {"custom_ops_conflicts": True, "dcp_messages_v0_27": True}),
     ("0.28.0", {
         "sm100_capture_ceiling": True,
     }),
