@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 LEVELS = ("NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS")
@@ -114,7 +115,8 @@ def _probe(cases_path: str, out_path: str, oracle: str) -> None:
         os.environ.setdefault(k, v)
     import logging
 
-    import cuda_emulation as ce
+    # the oracle folder (put on sys.path above) holds it; it is no part of this repo or its deps
+    import cuda_emulation as ce  # type: ignore[import-not-found]
 
     gpu = ce.FakeGpu()
     ce.install(gpu)
@@ -123,7 +125,7 @@ def _probe(cases_path: str, out_path: str, oracle: str) -> None:
 
     ce.check()
     _meta_cuda_buffers()
-    records: list[tuple[str, str]] = []
+    records: list[tuple[str, str, str]] = []  # (level, message, logger)
 
     class Grab(logging.Handler):
         def emit(self, r):
@@ -315,7 +317,7 @@ def _fake_capability(gpu, cc):
         except ImportError:
             continue
         for n in names:
-            fn = getattr(m, n, None)
+            fn: Any = getattr(m, n, None)
             if hasattr(fn, "cache_clear"):
                 fn.cache_clear()
 
@@ -356,7 +358,7 @@ def _select_and_support(case, gpu):
     from vllm.platforms import current_platform
 
     _fake_capability(gpu, case["cc"])
-    fi = importlib.import_module("vllm.utils.flashinfer")
+    fi: Any = importlib.import_module("vllm.utils.flashinfer")  # patched: its helpers vary by release
     fi.has_nvidia_artifactory = lambda: case["trtllm_kernels"]
     if hasattr(fi, "has_flashinfer_cubin"):
         fi.has_flashinfer_cubin = lambda: case["trtllm_kernels"]
@@ -368,10 +370,10 @@ def _select_and_support(case, gpu):
     fn = type(current_platform).get_attn_backend_cls
     params = inspect.signature(fn).parameters
     if "attn_selector_config" in params:
-        sel_mod = None
-        for mod in ("vllm.v1.attention.selector", "vllm.attention.selector"):
+        sel_mod: Any = None
+        for sel_name in ("vllm.v1.attention.selector", "vllm.attention.selector"):
             try:
-                sel_mod = importlib.import_module(mod)
+                sel_mod = importlib.import_module(sel_name)
                 if hasattr(sel_mod, "AttentionSelectorConfig"):
                     break
             except ImportError:
@@ -441,8 +443,7 @@ def main(argv=None) -> int:
         cp = os.path.join(tmp, "cases.jsonl")
         raw = a.out or os.path.join(tmp, "raw.jsonl")
         with open(cp, "w") as f:
-            for c in cases:
-                f.write(json.dumps(c) + "\n")
+            f.writelines(json.dumps(c) + "\n" for c in cases)
         subprocess.run([py, os.path.abspath(__file__), a.version, "--probe", cp, raw, a.oracle], check=True)
         if a.out:
             print(f"recorded {len(cases)} cases -> {raw}")

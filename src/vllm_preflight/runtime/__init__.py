@@ -11,7 +11,7 @@ alternative; pure data in, a plain dict out.
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache
 
 from vllm_preflight.resolve.modes import has_full_cudagraphs
 from vllm_preflight.runtime import backends
@@ -19,7 +19,7 @@ from vllm_preflight.runtime.lowering import RANK, LowerInput, lower, mamba_block
 from vllm_preflight.runtime.models import CHUNKED_LOCAL_SIZE, FIXED_BACKENDS, layers_for
 from vllm_preflight.runtime.rules import RuntimeRules, runtime_rules
 
-__all__ = ["runtime_stage", "runtime_rules"]
+__all__ = ["runtime_rules", "runtime_stage"]
 
 _DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16", "float": "float32",
            "float32": "float32"}
@@ -68,7 +68,7 @@ def _user_backend(state, values: dict, r: RuntimeRules, events: list) -> tuple[s
     return (chosen.strip().upper(), source) if chosen else (None, None)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _option_strings(version: str) -> frozenset:
     from vllm_preflight.releases import option_table
 
@@ -100,6 +100,7 @@ def _groups(r: RuntimeRules, q: backends.Query, layers, selected: str | None, bl
     choice = backends.select(r, q, selected)
     if choice.error:
         return None, choice
+    assert choice.backend is not None  # select() names a backend whenever it does not refuse
     out = [("attention", choice.backend, choice.class_name, backends.declared_support(r, choice.backend, q))]
     for kind in layers.extra:
         if kind == "chunked_local":
@@ -159,16 +160,16 @@ def runtime_stage(state, values: dict) -> dict:
     runner = _runner(state, r, events)
     pw = bool(_truthy(state.env.get("VLLM_USE_BREAKABLE_CUDAGRAPH"))) or \
         mode_name in ("VLLM_COMPILE", "DYNAMO_TRACE_ONCE", "PIECEWISE", "DYNAMO_ONCE", 3, 2)
-    base = dict(
-        mode=cc["cudagraph_mode"] or "NONE",
-        vllm_compile=mode_name in ("VLLM_COMPILE", "PIECEWISE", 3),
-        attn_split=splitting is not None and all(op in splitting for op in attn_ops),
-        partition=bool(cc.get("use_inductor_graph_partition")), q=1 + state.num_speculative_tokens,
-        sizes=list(cc.get("cudagraph_capture_sizes") or []), max_size=cc.get("max_cudagraph_capture_size"),
-        tp=state.parallel.get("tensor_parallel_size", 1),
-        enable_sp=bool(pc.get("enable_sp") or pc.get("enable_sequence_parallelism")),
-        v2=runner == "V2", pw_available=pw if runner == "V2" else True,
-        mamba=any(k in _MAMBA_LIKE for k in layers.extra), max_num_seqs=state.scheduler.get("max_num_seqs"))
+    base = {
+        "mode": cc["cudagraph_mode"] or "NONE",
+        "vllm_compile": mode_name in ("VLLM_COMPILE", "PIECEWISE", 3),
+        "attn_split": splitting is not None and all(op in splitting for op in attn_ops),
+        "partition": bool(cc.get("use_inductor_graph_partition")), "q": 1 + state.num_speculative_tokens,
+        "sizes": list(cc.get("cudagraph_capture_sizes") or []), "max_size": cc.get("max_cudagraph_capture_size"),
+        "tp": state.parallel.get("tensor_parallel_size", 1),
+        "enable_sp": bool(pc.get("enable_sp") or pc.get("enable_sequence_parallelism")),
+        "v2": runner == "V2", "pw_available": pw if runner == "V2" else True,
+        "mamba": any(k in _MAMBA_LIKE for k in layers.extra), "max_num_seqs": state.scheduler.get("max_num_seqs")}
 
     def outcome(query: backends.Query, support_override: str | None = None, **over) -> dict:
         groups, choice = _groups(r, query, layers, selected, block_size)

@@ -294,8 +294,8 @@ def select(r, q: Query, selected: str | None = None) -> Choice:
             return Choice(selected, CLASS_NAMES.get(selected, selected), None, (selected,))
         why = reasons(r, selected, q)
         if why:
-            return Choice(None, None, ("ValueError", f"Selected backend AttentionBackendEnum.{selected} is not valid "
-                                                     f"for this configuration. Reason: {why}"))
+            return Choice(None, None, ("ValueError", (f"Selected backend AttentionBackendEnum.{selected} is not "
+                                                      f"valid for this configuration. Reason: {why}")))
         return Choice(selected, CLASS_NAMES.get(selected, selected), None, (selected,))
     valid, invalid = [], {}
     for name in priorities(r, q):

@@ -77,8 +77,9 @@ def lower(inp: LowerInput, rules) -> LowerResult:
     # mixed batches want FULL graphs
     if mixed_mode(m) == "FULL" and s != "ALWAYS":
         if s == "NEVER":
-            out.error = ("ValueError", f"CUDAGraphMode.{m} is not supported with {b} backend (support: "
-                         f"AttentionCGSupport.{s}); please try cudagraph_mode=PIECEWISE, and {rules.never_hint}")
+            out.error = ("ValueError", (f"CUDAGraphMode.{m} is not supported with {b} backend (support: "
+                                        f"AttentionCGSupport.{s}); please try cudagraph_mode=PIECEWISE, and "
+                                        f"{rules.never_hint}"))
             out.mode = m
             return out
         new = "FULL_AND_PIECEWISE" if inp.attn_split else "FULL_DECODE_ONLY"
@@ -114,21 +115,22 @@ def lower(inp: LowerInput, rules) -> LowerResult:
         if rules.tp_sp_rounding and inp.tp > 1 and inp.enable_sp:
             mult = max(inp.q, inp.tp)
             if mult % inp.q or mult % inp.tp:
-                out.error = ("ValueError", f"Can't determine cudagraph shapes that are both a multiple of "
-                             f"{inp.q} (num_speculative_tokens + 1) required by spec-decode and {inp.tp} "
-                             "(tensor_parallel_size) required by sequence parallelism please adjust "
-                             "num_speculative_tokens or disable sequence parallelism")
+                out.error = ("ValueError", (f"Can't determine cudagraph shapes that are both a multiple of "
+                                            f"{inp.q} (num_speculative_tokens + 1) required by spec-decode and "
+                                            f"{inp.tp} (tensor_parallel_size) required by sequence parallelism "
+                                            "please adjust num_speculative_tokens or disable sequence parallelism"))
                 return out
         if inp.sizes and mult > 1:
-            mx = inp.max_size
+            # config time always sets the max with the sizes (their largest); fall back to that invariant
+            mx = inp.max_size if inp.max_size is not None else max(inp.sizes)
             new_sizes = sorted({_round_up(x, mult) for x in inp.sizes if _round_up(x, mult) <= mx})
             if not new_sizes and mult <= mx:
                 new_sizes = [mult]
             if not new_sizes:
-                out.error = ("ValueError", f"No valid cudagraph sizes after rounding to multiple of {mult} "
-                             f"{rules.rounding_parenthetical} please adjust num_speculative_tokens "
-                             f"({inp.q - 1}) or max_cudagraph_capture_size ({mx}) or cudagraph_capture_sizes "
-                             f"({sorted(inp.sizes)})")
+                out.error = ("ValueError", (f"No valid cudagraph sizes after rounding to multiple of {mult} "
+                                            f"{rules.rounding_parenthetical} please adjust num_speculative_tokens "
+                                            f"({inp.q - 1}) or max_cudagraph_capture_size ({mx}) or "
+                                            f"cudagraph_capture_sizes ({sorted(inp.sizes)})"))
                 return out
             out.sizes, out.max_size = new_sizes, new_sizes[-1]
     # hybrid Mamba models: one Mamba cache block per decode sequence in a full graph

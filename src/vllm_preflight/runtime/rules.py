@@ -7,7 +7,7 @@ vllm/v1/worker/gpu/model_runner.py and vllm/config/vllm.py.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache
 
 from vllm_preflight.releases import PR29558, PR29558_BASE, version_key
 
@@ -101,7 +101,7 @@ CHANGES: tuple[tuple[str, dict], ...] = (
 GOLDEN = frozenset({"0.12.0", "0.13.0", "0.15.0", "0.17.0", "0.20.2", "0.22.0", "0.25.0", "0.28.0", "0.30.0", "0.33.0"})
 
 
-@lru_cache(maxsize=None)
+@cache
 def runtime_rules(version: str) -> RuntimeRules:
     if version == PR29558:
         version = PR29558_BASE
