@@ -29,7 +29,7 @@ def _flat(t) -> list[str]:
 
 
 def _bounds(cls) -> dict:
-    out = {}
+    out: dict[str, dict] = {}
     fields = getattr(cls, "__pydantic_fields__", {}) or {}
     for name, info in fields.items():
         for m in getattr(info, "metadata", []) or []:

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vllm_preflight.releases.changes import CHANGES, PR29558_CHANGES
 from vllm_preflight.releases.versions import version_key
@@ -176,6 +176,10 @@ class Release:
         for name, value in self.rules.items():
             object.__setattr__(self, name, value)
         object.__setattr__(self, "key", version_key(self.version))
+
+    if TYPE_CHECKING:
+        # the rule knobs of releases/changes.py (o_flag, mode_field, ...), set in __post_init__
+        def __getattr__(self, name: str) -> Any: ...
 
     @property
     def options(self) -> OptionTable:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 
 from vllm_preflight.gpus import DEFAULT_GPU, GPUS, Gpu
 from vllm_preflight.model import Assumption, Deployment, Event, Resolution, VllmError
@@ -95,7 +96,7 @@ def resolved_view(state: State) -> dict:
 
 
 def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
-            extra_env: list[tuple[str, str]] = (), model_assume: dict[str, str] | None = None) -> Resolution:
+            extra_env: Sequence[tuple[str, str]] = (), model_assume: dict[str, str] | None = None) -> Resolution:
     """Resolve one deployment for one target (a release version, or "pr29558")."""
     release = get_release(target)
     gpu = gpu or GPUS[DEFAULT_GPU]
@@ -179,4 +180,4 @@ def _log_events(state: State) -> list[Event]:
             for level, msg in state.logs if msg not in carried]
 
 
-__all__ = ["resolve", "resolve_configs", "Assumption"]
+__all__ = ["Assumption", "resolve", "resolve_configs"]

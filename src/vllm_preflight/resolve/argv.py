@@ -259,9 +259,7 @@ def _is_option_like(word: str, table) -> bool:
         return True
     if _NEGATIVE_NUMBER.match(word) and not table.has_negative_number_options:
         return False
-    if " " in word and "=" not in word.split(" ", 1)[0]:
-        return False
-    return True
+    return not (" " in word and "=" not in word.split(" ", 1)[0])
 
 
 def _lookup(word: str, table):

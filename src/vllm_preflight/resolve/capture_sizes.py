@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from vllm_preflight.resolve.state import Refusal, State, validation_error
 
-
 # vLLM lists every capture size; with max_num_batched_tokens 500,000,000 that is 31 million
 # sizes (and a MemoryError at 1e11). Past this many the list is not built: the resolution keeps
 # the largest size, leaves `cudagraph_capture_sizes` null and says so (event
@@ -194,4 +193,4 @@ def _sizes_v0_11_0(state: State) -> None:
               "largest CUDA-graph capture size", "debug")
 
 
-__all__ = ["set_cudagraph_sizes", "Refusal"]
+__all__ = ["Refusal", "set_cudagraph_sizes"]

@@ -9,7 +9,6 @@ argparse errors when the config came from the command line.
 from __future__ import annotations
 
 import re
-
 from typing import Any
 
 from vllm_preflight.resolve.modes import COMPILATION_MODES, CUDAGRAPH_INT, CUDAGRAPH_VALUES
@@ -65,7 +64,7 @@ def _error_type(text: str) -> str:
 
 
 # "field.path: Input should ..." is a field's own error; anything else a validator's
-_FIELD_ERROR = re.compile(r"^([A-Za-z_][\w.]*): ((?:Input should|Unexpected keyword|Field required).*)$", re.S)
+_FIELD_ERROR = re.compile(r"^([A-Za-z_][\w.]*): ((?:Input should|Unexpected keyword|Field required).*)$", re.DOTALL)
 
 
 def _bool(value: Any, where: str) -> bool:

@@ -116,7 +116,7 @@ def parallel_checks(state: State, values: dict) -> None:
         bad = [(name, values.get(name)) for name in ("tensor_parallel_size", "pipeline_parallel_size",
                                                      "data_parallel_size")
                if isinstance(values.get(name), int) and values[name] < 1]
-        dp_bad = [v for k, v in bad if k == "data_parallel_size"]
+        dp_bad = [v for k, v in bad if k == "data_parallel_size" and v is not None]
         if dp_bad and dp_bad[0] < 0 and values.get("data_parallel_size_local") is None:
             bad.append(("data_parallel_size_local", dp_bad[0]))  # a ge=0 field: 0 passes, -1 does not
         if bad:
@@ -132,7 +132,7 @@ def parallel_checks(state: State, values: dict) -> None:
     if (dp > 1 or dp_local == 0) and not 0 <= (values.get("data_parallel_rank") or 0) < dp:
         raise _pyd("ParallelConfig", f"data_parallel_rank ({values.get('data_parallel_rank') or 0}) "
                                      f"must be in the range [0, {dp})")
-    if dp_local > dp and dp > 1:
+    if dp_local > dp > 1:
         raise _pyd("ParallelConfig", f"data_parallel_size_local ({dp_local}) must be <= data_parallel_size ({dp})")
     if values.get("enable_eplb"):
         if not par["enable_expert_parallel"]:
@@ -363,8 +363,8 @@ NOT_CHECKED = (
     ("model files", "tokenizer, dtype and quantization support, max_model_len against the model's own limits"),
     ("LoRA", "LoRAConfig and its checks against the model"),
     ("architecture hooks", "per-model config hooks other than gpt-oss and LongCat-Flash-Ngram"),
-    ("other sub-configs", "multimodal, pooling, observability, EPLB, offload and KV-events settings beyond "
-                          "their parser-level values"),
+    ("other sub-configs", ("multimodal, pooling, observability, EPLB, offload and KV-events settings beyond "
+                           "their parser-level values")),
 )
 
 

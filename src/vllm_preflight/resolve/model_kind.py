@@ -7,7 +7,7 @@ both outcomes (issue 9: never guess silently).
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.model import Resolution

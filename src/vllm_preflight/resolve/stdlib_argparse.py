@@ -21,7 +21,7 @@ class _Refused(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # noqa: D401 - argparse's hook: raise instead of exiting
+    def error(self, message):
         raise _Refused(message)
 
 

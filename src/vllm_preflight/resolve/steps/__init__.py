@@ -8,8 +8,7 @@ log message.
 from __future__ import annotations
 
 from vllm_preflight.resolve.state import Refusal, State
-from vllm_preflight.resolve.steps import (checks, cudagraph_mode, deepep_ht, defaults, sequence_parallel,
-                                          splitting_ops)
+from vllm_preflight.resolve.steps import checks, cudagraph_mode, deepep_ht, defaults, sequence_parallel, splitting_ops
 from vllm_preflight.resolve.steps.common import MOE_OPS
 
 STEPS = {name: fn for module in (defaults, cudagraph_mode, sequence_parallel, deepep_ht, splitting_ops, checks)
@@ -22,4 +21,4 @@ def run(state: State) -> None:
         STEPS[name](state)
 
 
-__all__ = ["STEPS", "run", "MOE_OPS", "Refusal"]
+__all__ = ["MOE_OPS", "STEPS", "Refusal", "run"]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from vllm_preflight.resolve.state import State
 
-
 MOE_OPS = ("vllm::moe_forward", "vllm::moe_forward_shared")
 
 
