@@ -250,8 +250,10 @@ def render_result(out: Out, res, verbose: bool = False) -> None:
         worst = "error" if summary.get("errors") else "warning" if summary.get("hazards") else "head"
         out.line((summary["line"], worst))
     if res.vllm_error is not None:
-        out.line(("vLLM would refuse to start: ", "error"),
-                 visible(f"{res.vllm_error.type}: {(res.vllm_error.message or '').strip()}", keep_newlines=False))
+        lines = (res.vllm_error.message or "").strip().splitlines() or [""]
+        out.line(("vLLM would refuse to start: ", "error"), visible(f"{res.vllm_error.type}: {lines[0]}"))
+        for more in lines[1:]:  # pydantic's messages run over several lines
+            out.line("  " + visible(more))
     else:
         out.line(headline(res))
         rows = res.extra.get("plan") or []
