@@ -4,7 +4,7 @@ Exit codes (documented in the README; `check`'s in vllm_preflight.outcome):
   0  check: no finding at or above --fail-on
   1  check: a finding at or above --fail-on, a vLLM refusal always (verify: a check failed)
   2  usage error, unreadable input, or no vLLM server in what was given
-  3  internal error (for verify: the tier's hardware or package is missing)
+  3  internal error (verify: the tier's hardware or package is missing; 4 internal, 130/143 interrupted)
 """
 from __future__ import annotations
 
