@@ -515,6 +515,59 @@ def family_cases(version: str, n: int = 520, seed: int = 29558) -> list[dict]:
     return cases
 
 
+DYNAMIC_SCHEDULES = [  # num_speculative_tokens_per_batch_size: tiers, clamp, gaps, tail, invalid ones
+    [[1, 16, 3], [17, 64, 2], [65, 1024, 1]], [[1, 8, 4], [9, 1024, 1]], [[1, 4, 3]], [[1, 16, 5]],
+    [[1, 16, 3], [32, 128, 2]], [[1, 16, 0], [17, 1024, 2]], [[2, 16, 3]], [[1, 16, 3], [8, 32, 2]],
+    [[-1, 4, 2]], [], [[1, 2]], "abc", [[1, "x", 3]], [["1", "16", "3"]], [[1.5, 2, 3]], [[1, 16, 3, 4]],
+    [[1, 16, 2], [17, 512, 3]], None,
+]
+
+
+def dynamic_spec_cases(version: str) -> list[dict]:
+    """Dynamic speculative decoding (`num_speculative_tokens_per_batch_size`): every schedule on the
+    default runner, then the V1 runner, DP, explicit graph modes and capture sizes mixed in."""
+    tails: list[tuple[list[str], dict]] = []
+
+    def spec(schedule, method="ngram", n=3) -> list[str]:
+        return [SPEC, json.dumps({"method": method, "num_speculative_tokens": n, "prompt_lookup_max": 4,
+                                  "num_speculative_tokens_per_batch_size": schedule})]
+
+    v1 = {"VLLM_USE_V2_MODEL_RUNNER": "0"}
+    for sch in DYNAMIC_SCHEDULES:
+        tails.append((spec(sch), {}))
+    for sch in DYNAMIC_SCHEDULES[:8] + [[], None]:
+        tails.append((spec(sch), v1))
+    base = DYNAMIC_SCHEDULES[0]
+    for extra, env in [
+        (["-dp", "2"], {}), (["-dp", "2"], v1), (["--max-num-seqs", "32"], {}), (["--max-num-seqs", "32"], v1),
+        (["--max-num-seqs", "8"], {}), (["--enforce-eager"], {}), (["--enforce-eager"], v1), (["-O0"], v1),
+        (["--cudagraph-capture-sizes", "1", "2", "4", "8"], {}), (["--cudagraph-capture-sizes", "1", "2", "4", "8"], v1),
+        (["--max-cudagraph-capture-size", "64"], {}), (["--max-cudagraph-capture-size", "64"], v1),
+        (["-tp", "2"], v1),
+    ] + [(["-cc.cudagraph_mode=" + m], e) for m in CG_MODES for e in ({}, v1)]:
+        tails.append((spec(base) + extra, env))
+    for method, env in [("ngram_gpu", {}), ("ngram_gpu", v1)]:
+        tails.append((spec(base, method), env))
+        tails.append((spec(base, method) + ["-cc.cudagraph_mode=FULL"], env))
+    tails.append((spec(base, n=1), {}))
+    tails.append((spec([[1, 8, 4], [9, 1024, 1]], n=2), {}))
+    odd: tuple[object, ...] = ([[1]], [5], [[1, None, 3]], {"a": 1}, [[True, 16, 2.0]], [[1, 16, 3], [17, 32]], [[1, 16, -2]],
+                               [[1, 32, 3], [33, 96, 2], [97, 256, 1]], [[1, 1, 3], [2, 2, 2], [3, 3, 1]])
+    for odd_schedule in odd:
+        tails.append((spec(odd_schedule), {}))
+    for extra, env in [(["--max-num-seqs", "96"], {}), (["--max-num-seqs", "300"], {}), (["-O0"], {}),
+                       (["-cc.mode=0", "-cc.cudagraph_mode=FULL"], v1), (["-cc.mode=0", "-cc.cudagraph_mode=FULL"], {}),
+                       (["-dp", "2", "-cc.cudagraph_mode=FULL"], v1), (["--max-num-batched-tokens", "256"], {})]:
+        tails.append((spec([[1, 32, 3], [33, 96, 2], [97, 256, 1]]) + extra, env))
+    tails.append((spec(base, "[ngram]"), v1))
+    tails.append(([SPEC, json.dumps({"model": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3,
+                                     "num_speculative_tokens_per_batch_size": base})], v1))
+    tails.append((spec(base, "ngram_gpu") + ["-dp", "2"], v1))
+    return [{"id": f"{version}-d{i:03d}", "argv": ["vllm", "serve", "{models}/llama-dense"] + words, "env": dict(env),
+             "model": "llama-dense", "gpu": "H200", "axes": ["family:dynamic_spec"]}
+            for i, (words, env) in enumerate(tails)]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("version")

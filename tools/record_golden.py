@@ -70,10 +70,16 @@ def main() -> int:
     ap.add_argument("--fork", action="store_true", help="one forked process per case (slow)")
     ap.add_argument("--families", action="store_true",
                     help="the refusal-family corpus (gen_corpus.family_cases) -> tests/golden/data/families/")
+    ap.add_argument("--dynamic-spec", action="store_true",
+                    help="dynamic speculative decoding (gen_corpus.dynamic_spec_cases) -> tests/golden/data/dynamic_spec/")
     a = ap.parse_args()
     release = "0.12.0" if a.version == "pr29558" else a.version
-    cases = (gen_corpus.family_cases(a.version, max(a.n, 520), a.seed) if a.families
-             else gen_corpus.generate(a.version, a.n, a.seed))
+    if a.dynamic_spec:
+        cases = gen_corpus.dynamic_spec_cases(a.version)
+    elif a.families:
+        cases = gen_corpus.family_cases(a.version, max(a.n, 520), a.seed)
+    else:
+        cases = gen_corpus.generate(a.version, a.n, a.seed)
     env = dict(os.environ)
     if a.version == "pr29558":
         env["ORACLE_PATCH"] = "pr29558"
@@ -97,10 +103,11 @@ def main() -> int:
         raw["platform_is_cuda"] = (res.get("platform") or {}).get("is_cuda")
         lines.append({**c, "target": "pr29558" if a.version == "pr29558" else "release",
                       "oracle": raw, "expected": expected_of(raw)})
-    out = Path(a.output or ROOT / "tests" / "golden" / ("data/families" if a.families else "") / f"{a.version}.jsonl")
+    folder = "data/dynamic_spec" if a.dynamic_spec else "data/families" if a.families else ""
+    out = Path(a.output or ROOT / "tests" / "golden" / folder / f"{a.version}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(g, sort_keys=True) + "\n" for g in lines))
-    counts = outcome_counts(lines) if not a.families else Counter(
+    counts = outcome_counts(lines) if not (a.families or a.dynamic_spec) else Counter(
         ("error:" + ln["expected"]["vllm_error"]["type"]) if ln["expected"]["vllm_error"] else "ok" for ln in lines)
     print(f"{out}: {len(lines)} cases, {len(broken)} oracle breakdowns; outcomes: "
           f"{dict(sorted(counts.items()))}")

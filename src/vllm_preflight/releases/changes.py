@@ -34,7 +34,7 @@ PIPELINE_V0_11_1 = (
 )
 PIPELINE_V0_12 = (
     "enforce_eager_level", "inductor_disabled_warning", "blocked_fp8_custom_op", "default_mode_from_level",
-    "default_custom_ops", "optimization_level_defaults", "piecewise_needs_compile_none",
+    "default_custom_ops", "optimization_level_defaults", "dynamic_spec_decode", "piecewise_needs_compile_none",
     "sequence_parallel_custom_op", "static_graph_overrides_v0_12", "enforce_eager_cudagraphs",
     "cudagraph_sizes", "deepep_ht_platform", "splitting_ops_v0_11_1", "sequence_parallel_followup",
     "final_checks", "dbo_backend_check", "blocked_fp8_custom_op",
@@ -131,6 +131,10 @@ CHANGES: list[tuple[str, dict]] = [
         "capture_uniform_decode_sizes": False, "capture_add_max_num_seqs": False,
         "validate_environ": False, "cascade_message": None, "batched_dp_moe_tokens": None, "throughput_mode_doubles": False,
         "piecewise_needs_compile_message": "",
+        # dynamic speculative decoding (num_speculative_tokens_per_batch_size, 0.24.0+): None (no
+        # such field) | "always" (FULL-capable modes to PIECEWISE) | "v1_runner" (only on the V1 runner)
+        "dynamic_sd_piecewise": None, "dynamic_sd_hint": "", "dynamic_sd_off_for_dp": False,
+        "dynamic_sd_v1_methods": None, "dynamic_sd_capture_tiers": False,
     }),
     ("0.11.1", {
         "async_pp": "refuse", "scheduler_field_bounds": True,
@@ -247,6 +251,13 @@ CHANGES: list[tuple[str, dict]] = [
     # the KV connector looked up for any KV-transfer config: recorded on 0.24.0 (0.21.0 still only with
     # full graphs; 0.22.0-0.23.0 not recorded, taken as 0.21.0)
     ("0.24.0", {"kv_connector_checked_in_config": "always"}),
+    # dynamic speculative decoding, read in every release's config/vllm.py 0.24.0-0.33.0
+    ("0.24.0", {"dynamic_sd_piecewise": "always"}),
+    ("0.25.0", {"dynamic_sd_piecewise": "v1_runner",
+                "dynamic_sd_hint": " Use VLLM_USE_V2_MODEL_RUNNER=1 if you want to use full CUDA graphs."}),
+    ("0.26.0", {"dynamic_sd_off_for_dp": True}),
+    ("0.29.0", {"dynamic_sd_capture_tiers": True}),
+    ("0.33.0", {"dynamic_sd_v1_methods": ("ngram", "eagle", "eagle3", "mtp", "draft_model", "dflash")}),
     ("0.24.0", {
         "dbo_backends": ("deepep_low_latency", "deepep_high_throughput", "nixl_ep"),
         "dbo_message": ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, "

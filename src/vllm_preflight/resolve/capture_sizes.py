@@ -5,6 +5,7 @@ NONE (DeepEP HT, empty splitting_ops) leaves the sizes populated, as in vLLM.
 """
 from __future__ import annotations
 
+from vllm_preflight.resolve import dynamic_sd
 from vllm_preflight.resolve.state import Refusal, State, validation_error
 
 # vLLM lists every capture size; with max_num_batched_tokens 500,000,000 that is 31 million
@@ -100,7 +101,11 @@ def _uniform_decode_sizes(state: State, max_size: int) -> list[int]:
     q = 1 + state.num_speculative_tokens
     mns = state.scheduler["max_num_seqs"]
     if q > 1:
-        return sorted({n * q for n in _request_counts(mns, _ceiling(state)) if n * q <= max_size})
+        # 0.29.0+ with dynamic speculative decoding: each tier of the schedule has its own width
+        schedule = state.dynamic_sd_schedule if state.release.dynamic_sd_capture_tiers else None
+        tiers = dynamic_sd.decode_tiers(schedule, q, mns, state.num_speculative_tokens)
+        return sorted({n * tq for tq, reqs in tiers for n in _request_counts(reqs, _ceiling(state))
+                       if n * tq <= max_size})
     if state.release.capture_add_max_num_seqs and mns <= max_size:
         return [mns]
     return []

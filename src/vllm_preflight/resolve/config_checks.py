@@ -17,6 +17,7 @@ import os
 from functools import lru_cache
 
 from vllm_preflight.model import Assumption
+from vllm_preflight.resolve import dynamic_sd
 from vllm_preflight.resolve.state import Refusal, State
 
 
@@ -174,11 +175,13 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
         assumptions.append(Assumption("speculative_config.method", method,
                                       f"not checked: vLLM {state.release.version}'s list of speculative methods "
                                       f"is not recorded"))
-    if spec.get("num_speculative_tokens_per_batch_size") is not None:
-        assumptions.append(Assumption("speculative_config.num_speculative_tokens_per_batch_size",
-                                      spec["num_speculative_tokens_per_batch_size"],
-                                      "not modelled: dynamic speculative decoding can turn FULL graphs into "
-                                      "PIECEWISE and adds capture sizes (docs/config-path-map.md)"))
+    schedule = spec.get(dynamic_sd.FIELD)
+    if state.release.dynamic_sd_piecewise is not None:
+        # a field from 0.24.0: its type is checked with the other fields; resolve/dynamic_sd.py
+        state.dynamic_sd_schedule = dynamic_sd.validate(schedule)
+    elif schedule is not None:
+        assumptions.append(Assumption(f"speculative_config.{dynamic_sd.FIELD}", schedule,
+                                      "not a SpeculativeConfig field before vLLM 0.24.0; taken as ignored"))
     model = spec.get("model")
     n = spec.get("num_speculative_tokens")
     if model is None and n is not None:
@@ -190,6 +193,9 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
             raise _pyd(cls, "num_speculative_tokens was provided but without speculative model.")
     if method is None and model in ("ngram", "[ngram]"):
         method = "ngram"
+    # the method name vLLM's V1-runner check reads (a draft model without a method is draft_model)
+    state.speculative_method_resolved = "ngram" if method == "[ngram]" else method or (
+        "draft_model" if model is not None else None)
     if method in ("ngram", "[ngram]"):
         lo, hi = spec.get("prompt_lookup_min"), spec.get("prompt_lookup_max")
         lo = hi if lo is None else lo

@@ -42,6 +42,8 @@ class State:
     optimization_level: int | None = None
     num_speculative_tokens: int = 0
     speculative_method: str | None = None
+    speculative_method_resolved: str | None = None  # as SpeculativeConfig names it (MTP aliases: mtp)
+    dynamic_sd_schedule: list | None = None  # num_speculative_tokens_per_batch_size; None: static
     cc_given: set = field(default_factory=set)  # compilation fields the user set
     assumptions: list = field(default_factory=list)  # what a config check could not know (Assumption)
     kv_transfer: dict | None = None  # --kv-transfer-config as given

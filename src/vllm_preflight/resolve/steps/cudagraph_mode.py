@@ -1,6 +1,7 @@
 """Rules that change cudagraph_mode: compile-mode compatibility, model kinds, eager mode, runners."""
 from __future__ import annotations
 
+from vllm_preflight.model import Event
 from vllm_preflight.resolve import modes
 from vllm_preflight.resolve.state import State
 from vllm_preflight.resolve.steps.common import _breakable, _cg
@@ -156,3 +157,51 @@ def moonep_eager_only(state: State) -> None:
         msg = "MoonEP: Disabling CUDA Graphs since the MoonEP integration is currently eager-only."
         state.log("info", msg)
         state.set("cc.cudagraph_mode", "NONE", "moonep.disable_cudagraphs", msg)
+
+
+# methods whose V1 proposer can change its draft length per step (0.33.0)
+_DYNAMIC_SD_OFF = ("Disabling num_speculative_tokens_per_batch_size and falling back to static "
+                   "num_speculative_tokens={n}.")
+
+
+def dynamic_spec_decode(state: State) -> None:
+    """0.24.0+: dynamic speculative decoding (resolve/dynamic_sd.py), right after the
+    optimization-level defaults: off for DP > 1 (0.26.0+) or an unsupported method on the V1
+    runner (0.33.0+); otherwise FULL-capable graph modes become PIECEWISE (0.25.0+: V1 only)."""
+    rel = state.release
+    if rel.dynamic_sd_piecewise is None or state.dynamic_sd_schedule is None:
+        return
+    n = state.num_speculative_tokens
+    if rel.dynamic_sd_off_for_dp and state.parallel["data_parallel_size"] > 1:
+        msg = ("Dynamic speculative decoding is not supported with data parallelism because data-parallel "
+               "ranks can select different speculative-token counts, causing DP divergence and deadlocks. "
+               + _DYNAMIC_SD_OFF.format(n=n))
+        _dynamic_sd_off(state, "dynamic_sd.data_parallel", msg)
+        return
+    v1 = rel.dynamic_sd_piecewise == "always" or _model_runner(state) == "V1"
+    method = state.speculative_method_resolved
+    if v1 and rel.dynamic_sd_v1_methods is not None and method not in rel.dynamic_sd_v1_methods:
+        msg = (f"Dynamic speculative decoding is not supported with the '{method}' speculative method on "
+               f"Model Runner V1. " + _DYNAMIC_SD_OFF.format(n=n))
+        _dynamic_sd_off(state, "dynamic_sd.v1_method", msg)
+        return
+    if v1 and modes.has_full_cudagraphs(_cg(state)):
+        msg = (f"Dynamic speculative decoding changes the target verification length at runtime. Overriding "
+               f"cudagraph_mode from {_cg(state)} to PIECEWISE for reliability.{rel.dynamic_sd_hint}")
+        state.log("warning", msg, once=True)
+        state.set("cc.cudagraph_mode", "PIECEWISE", "dynamic_sd.piecewise", msg, "warning")
+
+
+def _dynamic_sd_off(state: State, rule: str, msg: str) -> None:
+    state.log("warning", msg, once=True)
+    state.events.append(Event("speculative_config.num_speculative_tokens_per_batch_size",
+                              [list(e) for e in state.dynamic_sd_schedule or []], None, rule, msg, "warning"))
+    state.dynamic_sd_schedule = None
+
+
+def _model_runner(state: State) -> str:
+    """V1 or V2, as the runtime stage decides it (env, the release's default, architectures)."""
+    from vllm_preflight.runtime import _runner
+    from vllm_preflight.runtime.rules import runtime_rules
+
+    return _runner(state, runtime_rules(state.release.version), [])
