@@ -1,6 +1,6 @@
 """Dynamic speculative decoding (`speculative_config.num_speculative_tokens_per_batch_size`)
-against real vLLM 0.33.0: goldens recorded by `tools/record_golden.py 0.33.0 --dynamic-spec`
-from `tools/gen_corpus.py: dynamic_spec_cases`.
+against real vLLM 0.24.0 (its first release) and 0.33.0: goldens recorded by
+`tools/record_golden.py VERSION --dynamic-spec` from `tools/gen_corpus.py: dynamic_spec_cases`.
 
 The corpus covers the schedule's pydantic type errors, the DP and V1-runner switch-offs, FULL
 graph modes turned PIECEWISE on the V1 runner, and the capture sizes of each schedule tier,
@@ -30,8 +30,8 @@ def _warned(g: dict, text: str) -> bool:
 
 
 def test_goldens_present_and_cover_each_rule():
-    assert [p.stem for p in FILES] == ["0.33.0"]
-    cases = _load(FILES[0])
+    assert [p.stem for p in FILES] == ["0.24.0", "0.33.0"]
+    cases = _load(DATA / "0.33.0.jsonl")
     assert len(cases) >= 40
     assert all(c["oracle"]["platform_is_cuda"] for c in cases)
     refused = [c for c in cases if c["expected"]["vllm_error"]]
@@ -41,6 +41,15 @@ def test_goldens_present_and_cover_each_rule():
     assert sum(_warned(c, "on Model Runner V1") for c in cases) >= 2
     # some cases' capture sizes include tier widths a static schedule would not capture (3, 6, 12...)
     assert sum(3 in (c["expected"].get("cudagraph_capture_sizes") or []) for c in cases) >= 10
+
+
+def test_0_24_goldens_show_the_first_release_rules():
+    """0.24.0: PIECEWISE on the default runner too, DP does not switch it off, no tier sizes."""
+    cases = _load(DATA / "0.24.0.jsonl")
+    assert len(cases) >= 40
+    assert sum(_warned(c, "Overriding cudagraph_mode from") and not c["env"] for c in cases) >= 10
+    assert not [c for c in cases if _warned(c, "data parallelism")]
+    assert not [c for c in cases if 3 in (c["expected"].get("cudagraph_capture_sizes") or [])]
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
@@ -56,7 +65,7 @@ def test_dynamic_spec_agreement(path: Path):
 
 def test_no_dynamic_assumption_left():
     """The field is modelled now: no `not modelled` assumption is printed for it."""
-    g = _load(FILES[0])[0]
+    g = _load(DATA / "0.33.0.jsonl")[0]
     res = resolve(deployment_of(g), target_of(g))
     assert res.resolved is not None and res.assumptions
     assert not [a for a in res.assumptions if "per_batch_size" in a.fact]

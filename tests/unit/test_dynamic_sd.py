@@ -1,6 +1,6 @@
 """Dynamic speculative decoding per release (resolve/dynamic_sd.py, steps/cudagraph_mode.py).
 
-0.33.0 is checked against real vLLM in tests/golden/test_dynamic_spec.py; the older releases'
+0.24.0 and 0.33.0 are checked against real vLLM in tests/golden/test_dynamic_spec.py; the other releases'
 rules below come from reading each release's vllm/config/vllm.py: the PIECEWISE override on any
 runner (0.24.0), only on the V1 runner with a hint (0.25.0), off for DP > 1 (0.26.0), capture
 sizes per schedule tier (0.29.0), off for V1-runner methods without support (0.33.0).

@@ -159,7 +159,7 @@ def moonep_eager_only(state: State) -> None:
         state.set("cc.cudagraph_mode", "NONE", "moonep.disable_cudagraphs", msg)
 
 
-# methods whose V1 proposer can change its draft length per step (0.33.0)
+# the end of both switch-off warnings (data parallelism, a method the V1 runner cannot vary)
 _DYNAMIC_SD_OFF = ("Disabling num_speculative_tokens_per_batch_size and falling back to static "
                    "num_speculative_tokens={n}.")
 
