@@ -106,7 +106,9 @@ def main() -> int:
     folder = "data/dynamic_spec" if a.dynamic_spec else "data/families" if a.families else ""
     out = Path(a.output or ROOT / "tests" / "golden" / folder / f"{a.version}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("".join(json.dumps(g, sort_keys=True) + "\n" for g in lines))
+    # the oracle sees absolute fixture paths; goldens keep them relative to the repository
+    prefix = str(ROOT) + "/"
+    out.write_text("".join(json.dumps(g, sort_keys=True).replace(prefix, "") + "\n" for g in lines))
     counts = outcome_counts(lines) if not (a.families or a.dynamic_spec) else Counter(
         ("error:" + ln["expected"]["vllm_error"]["type"]) if ln["expected"]["vllm_error"] else "ok" for ln in lines)
     print(f"{out}: {len(lines)} cases, {len(broken)} oracle breakdowns; outcomes: "
