@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
+from vllm_preflight.model import Assumption
 from vllm_preflight.resolve.explain import headline
 from vllm_preflight.safe_text import visible
 
@@ -215,18 +216,11 @@ def _depends(out: Out, res, findings: list[dict]) -> None:
                                                    "the outcome changes with its value"))
 
 
-class _Assumed:
-    """A runtime-stage assumption (JSON) read like a resolver Assumption."""
-
-    def __init__(self, fact, value, source, **_):
-        self.fact, self.value, self.source = fact, value, source
-
-
 def _assumptions(out: Out, res) -> None:
     seen = set()
     items = []
     runtime = (res.resolved or {}).get("runtime") or {}
-    for a in list(res.assumptions) + [_Assumed(**x) for x in runtime.get("assumptions") or []]:
+    for a in list(res.assumptions) + [Assumption(x["fact"], x["value"], x["source"]) for x in runtime.get("assumptions") or []]:
         key = (a.fact, str(a.value))
         if key not in seen:
             seen.add(key)

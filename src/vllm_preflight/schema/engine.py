@@ -94,25 +94,25 @@ def _adapt(err, root: dict, branch: int | None = None) -> SchemaError:
                        instance, message, context, () if branch is None else (branch,))
 
 
+# python-jsonschema's message for each keyword that takes one value
+_WORDING = {
+    "enum": "{instance!r} is not one of {value!r}",
+    "const": "{value!r} was expected",
+    "pattern": "{instance!r} does not match {value!r}",
+    "minimum": "{instance!r} is less than the minimum of {value!r}",
+    "maximum": "{instance!r} is greater than the maximum of {value!r}",
+    "exclusiveMinimum": "{instance!r} is less than or equal to the minimum of {value!r}",
+    "exclusiveMaximum": "{instance!r} is greater than or equal to the maximum of {value!r}",
+}
+
+
 def _message(keyword: str, value: Any, instance: Any, schema: Any, fallback: str) -> str:
     """python-jsonschema's wording, so messages do not change with the engine."""
     if keyword == "type":
         types = value if isinstance(value, list) else [value]
         return f"{instance!r} is not of type {', '.join(repr(t) for t in types)}"
-    if keyword == "enum":
-        return f"{instance!r} is not one of {value!r}"
-    if keyword == "const":
-        return f"{value!r} was expected"
-    if keyword == "pattern":
-        return f"{instance!r} does not match {value!r}"
-    if keyword == "minimum":
-        return f"{instance!r} is less than the minimum of {value!r}"
-    if keyword == "maximum":
-        return f"{instance!r} is greater than the maximum of {value!r}"
-    if keyword == "exclusiveMinimum":
-        return f"{instance!r} is less than or equal to the minimum of {value!r}"
-    if keyword == "exclusiveMaximum":
-        return f"{instance!r} is greater than or equal to the maximum of {value!r}"
+    if keyword in _WORDING:
+        return _WORDING[keyword].format(instance=instance, value=value)
     if keyword == "minItems":
         return f"{instance!r} should be non-empty" if value == 1 else f"{instance!r} is too short"
     if keyword == "maxItems":
