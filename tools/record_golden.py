@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
 from compare import expected_of
 
+import corpus_model_families
 import gen_corpus
 
 MODELS_DIR = ROOT / "tests" / "fixtures" / "models"
@@ -70,6 +71,8 @@ def main() -> int:
     ap.add_argument("--fork", action="store_true", help="one forked process per case (slow)")
     ap.add_argument("--families", action="store_true",
                     help="the refusal-family corpus (gen_corpus.family_cases) -> tests/golden/data/families/")
+    ap.add_argument("--model-family", choices=sorted(corpus_model_families.MODEL_FAMILIES),
+                    help="one model-level family (corpus_model_families) -> tests/golden/data/model_families/FAMILY/")
     ap.add_argument("--dynamic-spec", action="store_true",
                     help="dynamic speculative decoding (gen_corpus.dynamic_spec_cases) -> tests/golden/data/dynamic_spec/")
     a = ap.parse_args()
@@ -78,6 +81,9 @@ def main() -> int:
         cases = gen_corpus.dynamic_spec_cases(a.version)
     elif a.families:
         cases = gen_corpus.family_cases(a.version, max(a.n, 520), a.seed)
+    elif a.model_family:
+        cases = corpus_model_families.model_family_cases(a.version, a.model_family,
+                                                         corpus_model_families.FAMILY_CASES, a.seed)
     else:
         cases = gen_corpus.generate(a.version, a.n, a.seed)
     env = dict(os.environ)
@@ -103,13 +109,14 @@ def main() -> int:
         raw["platform_is_cuda"] = (res.get("platform") or {}).get("is_cuda")
         lines.append({**c, "target": "pr29558" if a.version == "pr29558" else "release",
                       "oracle": raw, "expected": expected_of(raw)})
-    folder = "data/dynamic_spec" if a.dynamic_spec else "data/families" if a.families else ""
+    folder = ("data/dynamic_spec" if a.dynamic_spec else "data/families" if a.families
+              else f"data/model_families/{a.model_family}" if a.model_family else "")
     out = Path(a.output or ROOT / "tests" / "golden" / folder / f"{a.version}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
     # the oracle sees absolute fixture paths; goldens keep them relative to the repository
     prefix = str(ROOT) + "/"
     out.write_text("".join(json.dumps(g, sort_keys=True).replace(prefix, "") + "\n" for g in lines))
-    counts = outcome_counts(lines) if not (a.families or a.dynamic_spec) else Counter(
+    counts = outcome_counts(lines) if not (a.families or a.dynamic_spec or a.model_family) else Counter(
         ("error:" + ln["expected"]["vllm_error"]["type"]) if ln["expected"]["vllm_error"] else "ok" for ln in lines)
     print(f"{out}: {len(lines)} cases, {len(broken)} oracle breakdowns; outcomes: "
           f"{dict(sorted(counts.items()))}")

@@ -1,0 +1,48 @@
+"""Model-level refusal families (issue 9) against real vLLM: one golden file per family and
+release, recorded by `tools/record_golden.py VERSION --model-family FAMILY` from
+`tools/corpus_model_families.py`. Agreement must be 100%: whether vLLM refuses, with which
+exception type and message, and the compared settings when it starts."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from compare import deployment_of, mismatches, target_of
+from vllm_preflight.resolve import resolve
+
+DATA = Path(__file__).parent / "data" / "model_families"
+FILES = sorted(DATA.glob("*/*.jsonl"))
+REQUIRED_RELEASES = ("0.12.0", "pr29558", "0.33.0")
+FAMILIES = ("pp_arch", "multimodal", "lora", "max_model_len", "quantization")
+
+
+def _load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_every_family_has_the_required_releases():
+    have = {(p.parent.name, p.stem) for p in FILES}
+    missing = [(f, r) for f in FAMILIES for r in REQUIRED_RELEASES if (f, r) not in have]
+    assert missing == []
+
+
+def test_releases_with_every_family_hold_500_cases():
+    per_release: Counter = Counter()
+    for p in FILES:
+        per_release[p.stem] += len(_load(p))
+    assert all(per_release[r] >= 500 for r in REQUIRED_RELEASES), dict(per_release)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}-{p.stem}" for p in FILES])
+def test_model_family_agreement(path: Path):
+    cases = _load(path)
+    assert cases and all(c["oracle"]["platform_is_cuda"] for c in cases)
+    bad = []
+    for g in cases:
+        mm = mismatches(g, resolve(deployment_of(g), target_of(g)))
+        if mm:
+            bad.append((g["id"], mm[0], " ".join(g["argv"][3:]), g["env"]))
+    assert not bad, f"{len(bad)}/{len(cases)} disagree; first: " + "\n".join(map(repr, bad[:8]))
