@@ -1,7 +1,7 @@
 """The model-level refusal corpus (issue 9, round 3): what vLLM checks against the model itself
 while it builds its config -- pipeline-parallel support per architecture, multimodal options,
 LoRA, max_model_len against the model's own limits, quantization against the checkpoint's
-`quantization_config`.
+`quantization_config`, and the per-architecture config hooks.
 
 Each family is a function of the release (a version tuple) returning pool entries
 `(fixture model, argv words after the model, env)`; the fixture models are config.json-only
@@ -46,8 +46,13 @@ def _quantization(v: tuple) -> Pool:
     return []
 
 
+def _arch_hooks(v: tuple) -> Pool:
+    """Per-architecture config hooks (MODELS_CONFIG_MAP) that refuse a config or change a compiled setting."""
+    return []
+
+
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
-                  "max_model_len": _max_model_len, "quantization": _quantization}
+                  "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks}
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 
