@@ -5,7 +5,7 @@ the way vLLM's FlexibleArgumentParser reads them back) and the case is checked a
 through the command line (`check -- vllm serve MODEL --config FILE`) and through a shell
 script; both must resolve exactly as the plain command does, which the golden tests hold
 to real vLLM. Cases whose flags a config file cannot express (short or dotted options,
-repeated flags) are left out; a sample of each release keeps the test fast.
+repeated flags) are left out; a sample of each file keeps the test fast.
 """
 from __future__ import annotations
 
@@ -20,8 +20,10 @@ from vllm_preflight.api import check_inputs
 from vllm_preflight.releases import option_table
 
 DATA = Path(__file__).parent / "data"
-FILES = sorted(DATA.glob("*.jsonl"))
-STEP = 9  # every 9th case of each release
+# every corpus: compilation (per release), refusal families, dynamic speculative decoding and the
+# model-level families (one folder per family)
+FILES = sorted(DATA.rglob("*.jsonl"))
+STEP = 9  # every 9th case of each file
 
 
 def _as_config(words: list[str], version: str) -> dict | None:
@@ -75,7 +77,7 @@ def _outcome(report) -> tuple:
             par["data_parallel_size"], par["tensor_parallel_size"])
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(DATA).with_suffix("")) for p in FILES])
 def test_config_file_and_script_read_like_the_command(path: Path, tmp_path: Path):
     lines = path.read_text().splitlines()[::STEP]
     checked = 0
@@ -101,4 +103,4 @@ def test_config_file_and_script_read_like_the_command(path: Path, tmp_path: Path
         via_script = _outcome(check_inputs([str(script)], vllm_version=vv, target=target))
         assert plain == via_cmd == via_script, (g["id"], cfg)
         checked += 1
-    assert checked >= 3
+    assert checked >= 2
