@@ -1,7 +1,8 @@
 """The model-level refusal corpus (issue 9, round 3): what vLLM checks against the model itself
 while it builds its config -- pipeline-parallel support per architecture, multimodal options,
 LoRA, max_model_len against the model's own limits, quantization against the checkpoint's
-`quantization_config`, and the per-architecture config hooks.
+`quantization_config`, the per-architecture config hooks -- and the JSON config options that
+pydantic validates (--eplb-config, --kv-events-config, ...).
 
 Each family is a function of the release (a version tuple) returning pool entries
 `(fixture model, argv words after the model, env)`; the fixture models are config.json-only
@@ -51,8 +52,14 @@ def _arch_hooks(v: tuple) -> Pool:
     return []
 
 
+def _json_options(v: tuple) -> Pool:
+    """The JSON config options validated by pydantic (--eplb-config, --kv-events-config, ...)."""
+    return []
+
+
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
-                  "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks}
+                  "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks,
+                  "json_options": _json_options}
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 
