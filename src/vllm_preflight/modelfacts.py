@@ -35,14 +35,21 @@ class _KnownModels:
     """hub id -> ModelFacts, loaded on first use (one small JSON file)."""
 
     _facts: dict[str, ModelFacts] | None = None
+    _configs: dict[str, dict]  # set by _load
 
     def _load(self) -> dict[str, ModelFacts]:
         if self._facts is None:
             path = os.path.join(os.path.dirname(__file__), "releases", "data", "models.json")
             with open(path) as f:
                 data = json.load(f)["models"]
-            self._facts = {name: facts_from_config(entry["config"]) for name, entry in data.items()}
+            self._configs = {name: entry["config"] for name, entry in data.items()}
+            self._facts = {name: facts_from_config(cfg) for name, cfg in self._configs.items()}
         return self._facts
+
+    def config(self, name: str) -> dict:
+        """The table's config.json keys for a hub id."""
+        self._load()
+        return self._configs[name]
 
     def __contains__(self, name: object) -> bool:
         return name in self._load()
@@ -105,6 +112,33 @@ def facts_from_config(cfg: dict) -> ModelFacts:
 
 
 _CONFIG_CACHE: dict[str, tuple[float, ModelFacts | None, str | None]] = {}
+_RAW_CONFIGS: dict[str, dict] = {}  # config.json as read, for --hf-overrides
+
+
+def apply_hf_overrides(cfg: dict, overrides: dict) -> dict:
+    """config.json as vLLM sees it after `--hf-overrides` (ModelConfig.__post_init__, 0.12.0
+    config/model.py:453-510, the same in 0.33.0): non-dict values replace top-level keys
+    (`config.update`); a dict value merges into a nested sub-config (`text_config`, ...),
+    recursively where both sides are objects, and otherwise replaces the key."""
+    out = dict(cfg)
+    for key, value in overrides.items():
+        if not isinstance(value, dict):
+            out[key] = value
+    for key, value in overrides.items():
+        if isinstance(value, dict):
+            current = out.get(key)
+            # transformers turns a `*_config` object into a PretrainedConfig: merged; a plain
+            # dict attribute (rope_scaling, quantization_config) is replaced
+            out[key] = _merge(current, value) if isinstance(current, dict) and key.endswith("_config") \
+                and key != "quantization_config" else value
+    return out
+
+
+def _merge(target: dict, updates: dict) -> dict:
+    out = dict(target)
+    for key, value in updates.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
 
 
 def _facts_from_file(cfg_path: str) -> ModelFacts | None:
@@ -150,7 +184,9 @@ def _read_config(cfg_path: str) -> tuple[ModelFacts | None, str | None]:
     if archs is not None and not (isinstance(archs, list) and all(isinstance(a, str) for a in archs)):
         return None, "`architectures` is not a list of class names"
     try:
-        return facts_from_config(cfg), None
+        facts = facts_from_config(cfg)
+        _RAW_CONFIGS[cfg_path] = cfg
+        return facts, None
     except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
         return None, f"unexpected value ({type(e).__name__}: {e})"
 
@@ -161,11 +197,31 @@ def _config_failure(cfg_path: str, problem: str):
     raise InputFailure(InputError(cfg_path, f"model config.json unusable: {problem}"))
 
 
+class TextConfigNotAConfig(Exception):
+    """--hf-overrides gave `text_config` to a model without a nested text config: transformers keeps
+    the plain dict, which has no `num_attention_heads` attribute (vLLM's get_hf_text_config)."""
+
+
+def _overridden(cfg: dict | None, hf_overrides: dict, facts: ModelFacts, assumptions: list[Assumption]) -> ModelFacts:
+    """The facts of config.json with --hf-overrides applied."""
+    if cfg is None:
+        return facts
+    if isinstance(hf_overrides.get("text_config"), dict) and not isinstance(cfg.get("text_config"), dict):
+        raise TextConfigNotAConfig()
+    try:
+        return facts_from_config(apply_hf_overrides(cfg, hf_overrides))
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
+        assumptions.append(Assumption("--hf-overrides", "not applied", f"its values do not fit config.json "
+                                                                       f"({type(e).__name__}: {e})"))
+        return facts
+
+
 UNKNOWN_MODEL = "unknown model"  # the start of the Assumption source for a model nothing was read of
 
 
 def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, str],
-                experts_wanted: str | None = None) -> tuple[ModelFacts, list[Assumption]]:
+                experts_wanted: str | None = None,
+                hf_overrides: dict | None = None) -> tuple[ModelFacts, list[Assumption]]:
     """Facts for a model name as written in the command, plus what was assumed.
 
     A model with neither a config.json here nor a table entry is never guessed silently:
@@ -179,12 +235,17 @@ def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, st
         # directory only for a `--` command line), never also in the caller's working directory:
         # the same file gives the same result wherever the tool runs.
         path = os.path.normpath(model if os.path.isabs(model) else os.path.join(base_dir or os.getcwd(), model))
-        facts = _facts_from_file(os.path.join(path, "config.json"))
+        cfg_path = os.path.join(path, "config.json")
+        facts = _facts_from_file(cfg_path)
+        if facts is not None and hf_overrides:
+            facts = _overridden(_RAW_CONFIGS.get(cfg_path), hf_overrides, facts, assumptions)
         if facts is not None:
             assumptions.append(Assumption("model", model, f"facts read from {os.path.join(path, 'config.json')} "
                                                           f"(a relative model path is looked up next to the input)"))
         if facts is None and model in KNOWN_MODELS:
             facts = KNOWN_MODELS[model]
+            if hf_overrides:
+                facts = _overridden(KNOWN_MODELS.config(model), hf_overrides, facts, assumptions)
             assumptions.append(Assumption("model", model, "table of well-known hub models (config.json not read)"))
     if facts is None:
         facts = ModelFacts(is_moe=bool(experts_wanted))

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from vllm_preflight.gpus import DEFAULT_GPU, GPUS, Gpu
 from vllm_preflight.model import Assumption, Deployment, Event, Resolution, VllmError
-from vllm_preflight.modelfacts import model_facts
+from vllm_preflight.modelfacts import TextConfigNotAConfig, model_facts
 from vllm_preflight.releases import PR29558, Release, get_release
 from vllm_preflight.resolve import argv as argv_mod
 from vllm_preflight.resolve import engine, steps
@@ -95,6 +95,17 @@ def resolved_view(state: State) -> dict:
     }
 
 
+def _text_config_refusal(release: Release) -> Refusal:
+    """ModelConfig's refusal of a `text_config` without `num_attention_heads`: an assertion up to
+    0.12.0, a ValueError with a message from 0.13.0 (transformers_utils/config.py get_hf_text_config)."""
+    if release.key < (0, 13, 0):
+        return Refusal("ValidationError", "1 validation error for ModelConfig\n  Assertion failed, ")
+    return Refusal("ValidationError", "1 validation error for ModelConfig\n  Value error, The text_config extracted "
+                   "from the model config does not have `num_attention_heads` attribute. This indicates a mismatch "
+                   "between the model config and vLLM's expectations. Please ensure that the model config is "
+                   "compatible with vLLM.")
+
+
 def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
             extra_env: Sequence[tuple[str, str]] = (), model_assume: dict[str, str] | None = None) -> Resolution:
     """Resolve one deployment for one target (a release version, or "pr29558")."""
@@ -114,8 +125,13 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         for w in pre_warnings:
             state.log("warning", w)
         parsed = argv_mod.parse(tail, release, state)
-        facts, assumed = model_facts(engine.model_name(parsed), deployment.base_dir, model_assume or {},
-                                     experts_wanted=_experts_wanted(parsed, env))
+        hf_overrides = parsed.values.get("hf_overrides")
+        try:
+            facts, assumed = model_facts(engine.model_name(parsed), deployment.base_dir, model_assume or {},
+                                         experts_wanted=_experts_wanted(parsed, env),
+                                         hf_overrides=hf_overrides if isinstance(hf_overrides, dict) else None)
+        except TextConfigNotAConfig:
+            raise _text_config_refusal(release) from None
         result.assumptions.extend(assumed)
         state.model = facts
         engine.apply(parsed, state, facts)
