@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve import compilation_config, config_checks, model_hooks
+from vllm_preflight.resolve import compilation_config, config_checks, lora_checks, model_hooks
 from vllm_preflight.resolve.argv import ParsedArgs
 from vllm_preflight.resolve.state import Refusal, State
 
@@ -176,6 +176,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         config_checks.speculative_checks(state, spec, facts, state.assumptions)
         state.num_speculative_tokens = int(spec.get("num_speculative_tokens") or 0)
         state.speculative_method = spec.get("method")
+    lora_checks.engine_checks(state, v, facts)  # default_mm_loras, LoRAConfig, LoRA x speculative
     # --- optimization level
     if release.has_optimization_level:
         state.optimization_level = _optimization_level(v.get("optimization_level", 2))
@@ -186,6 +187,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     # --- VllmConfig.__post_init__ begins: the architecture's config hook, then the checks
     model_hooks.apply(state, facts.architecture)
     config_checks.model_parallel_checks(state, facts, v)
+    lora_checks.model_checks(state, v, facts, model_name(args))
     config_checks.async_scheduling_checks(state, v)
     config_checks.kv_connector_check(state, v)
     state.kv_transfer = config_checks._kv_dict(v)
