@@ -28,8 +28,122 @@ def _pp_arch(v: tuple) -> Pool:
 
 
 def _multimodal(v: tuple) -> Pool:
-    """Multimodal options on multimodal and text-only models."""
-    return []
+    """Multimodal options on multimodal and text-only models: ModelConfig's typed arguments
+    (refused for any model), MultiModalConfig's fields and validator (multimodal models only),
+    and the checks ModelConfig and VllmConfig add per release (pruning method, renderer workers,
+    FP8 scale paths, tensor IPC, processor device, EC producer, --language-model-only)."""
+    lim, mm = "--limit-mm-per-prompt", "mm-qwen2-vl"
+    pool: Pool = [
+        # text-only models: the typed arguments are still checked, the rest ignored
+        ("llama-dense", [lim, '{"image": -1}'], {}), ("llama-dense", [lim, '{"image": 2.5}'], {}),
+        ("llama-dense", ["--media-io-kwargs", '{"video": 3}'], {}),
+        ("llama-dense", ["--mm-processor-kwargs", "[1]"], {}),
+        ("llama-dense", ["--mm-processor-cache-gb", "-1"], {}),
+        ("llama-dense", ["--mm-shm-cache-max-object-size-mb", "64"], {}),
+        ("llama-dense", ["--video-pruning-rate", "1.5"], {}),
+        ("qwen3-moe", [lim, '{"image": {"count": 1, "foo": "x"}}'], {}),
+        ("qwen3-moe", ["--mm-encoder-tp-mode", "data", "-tp", "2"], {}),
+        # multimodal architectures as they are
+        ("mm-qwen2-vl", [], {}), ("mm-qwen2.5-vl", [], {}), ("mm-llava", [], {}), ("mm-gemma3", [], {}),
+        ("mm-mistral3", [], {}), ("mm-internvl", [], {}), ("mm-llama4", [], {}),
+        # --limit-mm-per-prompt: accepted shapes
+        (mm, [lim, '{"image": 2, "video": 0}'], {}),
+        ("mm-qwen2.5-vl", [lim, ('{"image": {"count": 2, "width": 512, "height": 512}, '
+                                 '"video": {"count": 1, "num_frames": 32}}')], {}),
+        ("mm-gemma3", [lim, '{"image": "3"}'], {}), ("mm-llava", [lim, '{"foo": {"count": 1, "bar": 2}}'], {}),
+        ("mm-internvl", [lim, '{"image": true}'], {}), ("mm-llama4", [lim, "{}"], {}),
+        ("mm-mistral3", [lim, '{"image": {"count": "2"}, "video": 2.0}'], {}),
+        # --limit-mm-per-prompt: refused shapes and values
+        ("mm-llava", [lim, '{"image": -1}'], {}), ("mm-gemma3", [lim, '{"image": {"count": 1, "foo": 2}}'], {}),
+        (mm, [lim, '{"video": {"count": 1, "num_frames": 0}}'], {}),
+        ("mm-qwen2.5-vl", [lim, '{"audio": {"length": -1}}'], {}),
+        ("mm-mistral3", [lim, '{"image": {"count": -2, "width": 0}}'], {}),
+        ("mm-internvl", [lim, '{"image": 2.5}'], {}), ("mm-llama4", [lim, "[1, 2]"], {}), (mm, [lim, "5"], {}),
+        ("mm-llava", [lim, '{"image": null}'], {}), ("mm-gemma3", [lim, '{"image": "abc"}'], {}),
+        ("mm-mistral3", [lim, '{"image": [1]}'], {}), (mm, [lim, '{"image": -1, "video": {"count": -1}}'], {}),
+        ("mm-qwen2.5-vl", [lim, '{"image": {"count": 1}, "video": 2.5}'], {}),
+        ("mm-llava", [lim, '{"image": {"count": "x"}}'], {}), (mm, [lim, '{"custom": -3}'], {}),
+        ("mm-internvl", [lim, '{"video": {"count": 1, "fps": 2, "height": -4}}'], {}),
+        # processor cache and its shared-memory object size
+        (mm, ["--mm-processor-cache-gb", "-1"], {}), ("mm-llava", ["--mm-processor-cache-gb", "0"], {}),
+        ("mm-gemma3", ["--mm-processor-cache-gb", "nan"], {}),
+        ("mm-qwen2.5-vl", ["--mm-shm-cache-max-object-size-mb", "64"], {}),
+        ("mm-qwen2.5-vl", ["--mm-shm-cache-max-object-size-mb", "64", "--mm-processor-cache-type", "shm"], {}),
+        ("mm-internvl", ["--mm-shm-cache-max-object-size-mb", "-1", "--mm-processor-cache-type", "shm"], {}),
+        ("mm-llama4", ["--mm-shm-cache-max-object-size-mb", "128"], {}),
+        ("mm-mistral3", ["--mm-processor-cache-gb", "-1", "--mm-shm-cache-max-object-size-mb", "-1"], {}),
+        (mm, ["--mm-processor-cache-gb", "-1", lim, '{"image": -1}'], {}),
+        ("whisper-encdec", ["--mm-processor-cache-gb", "-1"], {}),
+        ("whisper-encdec", [lim, '{"audio": -1}'], {}),
+        # encoder TP mode
+        (mm, ["--mm-encoder-tp-mode", "data", "-tp", "2"], {}), ("mm-llava", ["--mm-encoder-tp-mode", "data"], {}),
+        ("mm-llama4", ["--mm-encoder-tp-mode", "weights"], {}),
+        # the pruning rate
+        ("mm-qwen2.5-vl", ["--video-pruning-rate", "1.0"], {}), (mm, ["--video-pruning-rate", "0.5"], {}),
+        ("mm-llava", ["--video-pruning-rate", "nan"], {}),
+        (mm, ["--mm-processor-cache-gb", "-1", "--video-pruning-rate", "2"], {}),
+        # media IO and processor kwargs
+        (mm, ["--media-io-kwargs", '{"video": {"num_frames": 40}}'], {}),
+        ("mm-llava", ["--media-io-kwargs", '{"video": {"num_frames": 40}, "image": [1]}'], {}),
+        ("mm-gemma3", ["--media-io-kwargs", "[1]"], {}),
+        ("mm-qwen2.5-vl", ["--mm-processor-kwargs", '{"max_pixels": 1003520}'], {}),
+        ("mm-mistral3", ["--mm-processor-kwargs", "5"], {}), ("mm-llama4", ["--mm-processor-kwargs", "null"], {}),
+        (mm, [lim, '{"image": 1, "video": 2.5}', "--media-io-kwargs", "[1]"], {}),
+        (mm, ["--skip-mm-profiling", "--interleave-mm-strings"], {}),
+    ]
+    if v >= (0, 11, 1):  # --mm-encoder-attn-backend and --enable-mm-embeds
+        pool += [
+            (mm, ["--mm-encoder-attn-backend", "XFORMERS"], {}), ("mm-gemma3", ["--mm-encoder-attn-backend", "foo"], {}),
+            ("mm-llava", ["--mm-encoder-attn-backend", "flash_attn"], {}),
+            ("mm-qwen2.5-vl", ["--mm-encoder-attn-backend", "TORCH_SDPA"], {}),
+            ("mm-internvl", ["--mm-encoder-attn-backend", "xformers", "--mm-processor-cache-gb", "-1"], {}),
+            ("llama-dense", ["--mm-encoder-attn-backend", "foo"], {}),
+            ("mm-llama4", [lim, '{"image": 0, "video": 0}', "--enable-mm-embeds"], {}),
+        ]
+    if v < (0, 13, 0):  # deprecated spellings of the cache size and the encoder TP mode
+        pool += [
+            (mm, ["--disable-mm-preprocessor-cache", "--mm-processor-cache-gb", "-1"], {}),
+            ("mm-llava", ["--enable-multimodal-encoder-data-parallel"], {}),
+            (mm, [], {"VLLM_MM_INPUT_CACHE_GIB": "-2"}), ("llama-dense", [], {"VLLM_MM_INPUT_CACHE_GIB": "8"}),
+        ]
+    if v >= (0, 15, 0):
+        pool += [(mm, ["--mm-encoder-only"], {})]
+    if v >= (0, 17, 0):
+        pool += [(mm, ["--language-model-only"], {}), ("llama-dense", ["--language-model-only"], {}),
+                 ("mm-gemma3", ["--language-model-only", lim, '{"image": -1}'], {})]
+    if v >= (0, 19, 0):
+        pool += [(mm, ["--renderer-num-workers", "2"], {}), (mm, ["--renderer-num-workers", "2", "--runner", "pooling"], {}),
+                 (mm, ["--renderer-num-workers", "4", "--mm-processor-cache-gb", "0"], {}),
+                 (mm, ["--mm-tensor-ipc", "torch_shm"], {}),
+                 ("mm-llava", ["--mm-tensor-ipc", "torch_shm"], {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}),
+                 ("llama-dense", ["--mm-tensor-ipc", "torch_shm"], {})]
+    if v >= (0, 21, 0):
+        pool += [(mm, ["--mm-encoder-fp8-scale-path", "/nonexistent/scales.json"], {}),
+                 (mm, ["--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-path", "/nonexistent/scales.json"], {}),
+                 ("mm-qwen2.5-vl", ["--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-save-path",
+                                    "/nonexistent/scales.json"], {}),
+                 ("mm-qwen2.5-vl", ["--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-save-path",
+                                    "/tmp/scales.json", "--mm-encoder-fp8-scale-path", "/tmp/scales.json"], {}),
+                 (mm, ["--mm-encoder-attn-dtype", "fp8"], {}),
+                 ("mm-llava", ["--mm-encoder-fp8-scale-save-margin", "0"], {})]
+    if v >= (0, 25, 0):
+        pool += [(mm, ["--mm-ipc-gpu-memory-gb", "-1"], {}), ("llama-dense", ["--mm-ipc-gpu-memory-gb", "-1"], {})]
+    if v >= (0, 27, 0):
+        pool += [("mm-qwen2.5-vl", ["--video-pruning-rate", "0.5", "--video-pruning-method", "vidcom2"], {}),
+                 ("mm-qwen2.5-vl", ["--video-pruning-rate", "0", "--video-pruning-method", "vidcom2"], {}),
+                 (mm, ["--video-pruning-rate", "0.5", "--video-pruning-method", "vidcom2"], {}),
+                 ("mm-qwen2.5-vl", ["--video-pruning-rate", "0.3", "--video-pruning-method", "evs"], {})]
+    if v >= (0, 28, 0):
+        pool += [(mm, ["--mm-processor-device", "cuda"], {}), ("mm-llava", ["--mm-processor-device", "cpu"], {}),
+                 (mm, ["--mm-processor-kwargs", '{"device": "bogus"}'], {}),
+                 ("mm-gemma3", ["--mm-processor-kwargs", '{"device": "cuda:1"}'], {}),
+                 ("mm-gemma3", ["--mm-processor-kwargs", '{"device": "cpu"}', "--mm-processor-device", "cuda"], {}),
+                 ("llama-dense", ["--mm-processor-device", "cuda"], {})]
+    if v >= (0, 29, 0):
+        ec = '{"ec_connector": "ECExampleConnector", "ec_role": "ec_producer"}'
+        pool += [(mm, ["--language-model-only", "-cc", '{"cudagraph_mm_encoder": true}'], {}),
+                 ("llama-dense", ["--ec-transfer-config", ec], {})]
+    return pool
 
 
 def _lora(v: tuple) -> Pool:
