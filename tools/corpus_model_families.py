@@ -23,8 +23,35 @@ Pool = list[tuple[str, list[str], dict]]
 
 
 def _pp_arch(v: tuple) -> Pool:
-    """Pipeline parallelism on architectures with and without `SupportsPP`."""
-    return []
+    """Pipeline parallelism on architectures with and without `SupportsPP` (dense, MoE,
+    multimodal, encoder-decoder, pooling, Mamba and hybrids), `-pp 2/4/8` alone and with TP,
+    spelled both ways, next to the checks vLLM runs before it (heads, EP) and after it (DCP,
+    async scheduling), through the Transformers backend and the pooling adapters."""
+    pp2 = ["-pp", "2"]
+    no_pp = [("whisper-encdec", pp2), ("whisper-encdec", ["-pp", "2", "-tp", "2"]),
+             ("whisper-encdec", ["--pipeline-parallel-size", "4"]), ("whisper-encdec", ["-pp", "1"]),
+             ("whisper-encdec", ["-pp", "2", "-tp", "3"]),  # heads (4) % 3 first
+             ("pp-bert-embed", pp2), ("pp-bert-embed", ["-pp", "2", "--runner", "pooling"]),
+             ("pp-bert-embed", ["-pp", "2", "--enable-expert-parallel"]),  # EP before PP
+             ("pp-roberta-classify", pp2), ("pp-xlm-roberta-embed", ["-pp", "4", "-tp", "2"]),
+             ("pp-modernbert-embed", pp2), ("pp-gpt2-classify", pp2), ("pp-gemma3-text-embed", pp2),
+             ("pp-mamba2", pp2), ("pp-mamba2", ["-pp", "2", "--async-scheduling"]),
+             ("pp-mamba2", ["-pp", "1", "-tp", "2"]),
+             ("pp-zamba2-hybrid", pp2), ("pp-zamba2-hybrid", ["-pp", "2", "-tp", "2", "-dcp", "2"]),
+             ("pp-idefics3-mm", pp2), ("pp-idefics3-mm", ["-pp", "4", "-tp", "2"])]
+    with_pp = [("llama-dense", pp2), ("llama-dense", ["-pp", "4", "-tp", "2"]), ("llama-dense", ["-pp", "8"]),
+               ("llama-dense", ["-pp", "2", "--async-scheduling"]),
+               ("llama-dense", ["-pp", "2", "--model-impl", "transformers"]),
+               ("llama-dense", ["-pp", "2", "--convert", "embed"]),
+               ("llama-dense", ["-pp", "2", "--runner", "pooling", "--convert", "classify"]),
+               ("llama-dense", ["--pipeline-parallel-size", "2", "-tp", "2", "-dcp", "2"]),
+               ("llama-classify", pp2), ("mixtral-moe", ["-pp", "2", "-tp", "2", "--enable-expert-parallel"]),
+               ("qwen3-moe", pp2), ("deepseek-v3-moe", ["-pp", "2", "-tp", "2"]), ("gpt-oss-moe", pp2),
+               ("pp-gpt2-lm", pp2), ("pp-mamba1", pp2), ("pp-jamba-hybrid-moe", pp2),
+               ("pp-jamba-hybrid-moe", ["-pp", "2", "-tp", "2"]), ("pp-qwen2-vl-mm", pp2),
+               ("pp-qwen2-vl-mm", ["-pp", "2", "-tp", "2"]), ("pp-qwen2-reward", pp2),
+               ("pp-phi3-dense", ["-pp", "4"]), ("len-llava-text-config", pp2)]
+    return [(m, w, {}) for m, w in no_pp + with_pp]
 
 
 def _multimodal(v: tuple) -> Pool:

@@ -230,6 +230,8 @@ def model_parallel_checks(state: State, facts, values: dict) -> None:
     if par["enable_expert_parallel"] and not facts.is_moe:
         raise _pyd("VllmConfig", "Number of experts in the model must be greater than 0 when expert "
                                  "parallelism is enabled.")
+    if par.get("pipeline_parallel_size", 1) > 1:
+        pp_supported_check(state, facts, values)
     dcp = par["decode_context_parallel_size"]
     kv = getattr(facts, "num_key_value_heads", 0)
     if dcp > 1 and not facts.is_mla and kv and state.release.rules.get("dcp_messages_v0_27", False):
@@ -251,16 +253,65 @@ def model_parallel_checks(state: State, facts, values: dict) -> None:
                        "Assertion failed")
 
 
+PP_UNSUPPORTED = ("Pipeline parallelism is not supported for this model. "
+                  "Supported models implement the `SupportsPP` interface.")
+
+
+def pp_supported_check(state: State, facts, values: dict) -> None:
+    """`-pp N>1` needs the model class vLLM resolves to implement `SupportsPP`
+    (registry.is_pp_supported_model), per release from releases/data/architectures.json.
+    A registered architecture is its own class whatever --convert/--runner say (the pooling
+    adapters keep the base's interfaces); `--model-impl transformers` resolves to the
+    Transformers backend (SupportsPP in every release recorded) and `terratorch` to Terratorch.
+    An unregistered architecture converted to a pooling model is its registered base's class
+    (`registry_class`); otherwise vLLM's fallback depends on the installed Transformers
+    library (its backend, or a refusal earlier in ModelConfig): not guessed."""
+    from vllm_preflight.releases.architectures import arch_support, registry_class
+
+    impl = values.get("model_impl") or "auto"
+    arch = facts.architecture
+    version = state.release.version
+    overrides = values.get("model_class_overrides")
+    if isinstance(overrides, dict) and arch in overrides:
+        state.assumptions.append(Assumption("model.supports_pp", None, f"not checked: `{arch}` is overridden by "
+                                                                       f"--model-class-overrides"))
+        return
+    if impl == "transformers":
+        state.assumptions.append(Assumption("model.supports_pp", True, "--model-impl transformers: the "
+                                                                       "Transformers backend class implements "
+                                                                       "SupportsPP (taken as resolving)"))
+        return
+    if impl == "terratorch":
+        arch = "Terratorch"
+    if arch_support(version, "LlamaForCausalLM") is None:
+        state.assumptions.append(Assumption("model.supports_pp", None, f"not checked: vLLM {version}'s model "
+                                                                       f"registry is not recorded"))
+        return
+    cls = registry_class(version, arch, str(values.get("runner") or "auto"), str(values.get("convert") or "auto"),
+                         impl)
+    support = arch_support(version, cls) if cls else None
+    if support is None:
+        state.assumptions.append(Assumption("model.supports_pp", None,
+                                            f"not checked: `{arch}` is not registered in vLLM {version}'s model "
+                                            f"registry (vLLM tries the Transformers backend, which implements "
+                                            f"SupportsPP, or refuses the model)"))
+        return
+    if not support.supports_pp:
+        raise Refusal("NotImplementedError", PP_UNSUPPORTED)
+
+
 def async_scheduling_checks(state: State, values: dict) -> None:
     """Async scheduling asked for explicitly: hard failures in VllmConfig.__post_init__."""
     if not values.get("async_scheduling"):
         return
     rule = state.release.rules.get("async_pp")
     if state.parallel["pipeline_parallel_size"] > 1 and rule:
+        if rule == "v1_runner_validate":
+            return  # 0.31.0-0.32.0: refused later, by validate_v1_runner
         if rule == "v1_runner":
             from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner
 
-            if not _uses_v2_runner(state):  # 0.33.0: only the V1 model runner lacks it
+            if not _uses_v2_runner(state):  # 0.33.0 config/vllm.py:1653-1680, ahead of the V1 runner's check
                 raise _pyd("VllmConfig", "Async scheduling is not supported by the V1 model runner with "
                                          "pipeline parallelism.")
             return
