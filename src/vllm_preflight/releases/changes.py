@@ -91,7 +91,10 @@ CHANGES: list[tuple[str, dict]] = [
         "async_pp": None, "scheduler_field_bounds": False, "kv_connector_checked_in_config": False,
         "parallel_field_bounds": False, "dcp_check_in_parallel_config": False, "dcp_message_spaced": False,
         "custom_ops_conflicts": False, "dcp_messages_v0_27": False, "executor_class_lookup": False,
-        "ray_installed": True,
+        # ray: a requirement of 0.11.0-0.17.1 (`ray[cgraph]` in each wheel's METADATA Requires-Dist,
+        # read 0.12.0-0.17.1), none from 0.18.0 (read 0.18.0-0.21.0; 0.21.0, 0.27.0 and 0.33.0 recorded).
+        # msgpack comes with ray: P2pNcclConnector (registered through 0.23.0) imports it
+        "ray_installed": True, "p2p_nccl_registered": True,
         # compilation config
         "mode_field": "level", "mode_accepts_names": False, "has_level_alias": False,
         "config_extra": "ignore", "cudagraph_mode_bad_name_error": "KeyError",
@@ -124,7 +127,9 @@ CHANGES: list[tuple[str, dict]] = [
                                       "settings that are only active duringInductor compilation will be "
                                       "ignored."),
         "removed_all2all_backends": (), "sp_tp1_disable": False, "sp_threshold": False,
-        "sp_followup": "split_or_pp", "v2_runner_default": False,
+        "sp_followup": "split_or_pp",
+        # which model runner a config gets (V2 by default for every model from 0.29.0) is decided by
+        # runtime._runner over runtime/rules.py (V2_RUNNER_DEFAULT_FIRST), for config time too
         "allreduce_fusion_auto": False, "norm_fusion_ir_priority": False,
         "allreduce_fusion_single_dp_pp": False, "allreduce_fusion_batch_invariant": False,
         "capture_interactivity": False, "capture_add_max_num_batched_tokens": False,
@@ -216,6 +221,7 @@ CHANGES: list[tuple[str, dict]] = [
         "deepep_message": _msg_deepep("DeepEP", "use --all2all-backend with",
                                       "deepep_low_latency or allgather_reducescatter"),
     }),
+    ("0.18.0", {"ray_installed": False}),  # no ray in the wheel's Requires-Dist (0.17.1 still has it)
     ("0.18.0", {
         "has_level_alias": False,
         "pipeline": PIPELINE_V0_17 + ("log_enabled_passes",),
@@ -238,9 +244,6 @@ CHANGES: list[tuple[str, dict]] = [
         "capture_add_max_num_batched_tokens": True,
         # enable_allreduce_rms_fusion no longer excludes DP/PP (read in 0.21.0's config/vllm.py)
         "allreduce_fusion_single_dp_pp": False,
-        # ray: a dependency of 0.12.0-0.13.0 (their wheel metadata), not installed with 0.21.0, 0.27.0
-        # and 0.33.0 (recorded); 0.14.0-0.20.x not read, taken as still installing it
-        "ray_installed": False,
     }),
     ("0.22.0", {
         "pipeline": PIPELINE_V0_22 + ("log_enabled_passes",), "has_breakable_cudagraph": True,
@@ -248,9 +251,11 @@ CHANGES: list[tuple[str, dict]] = [
                               "pipeline. Equivalent to -cc.mode=none."),
     }),
     ("0.23.0", {"parallel_field_bounds": True}),
-    # the KV connector looked up for any KV-transfer config: recorded on 0.24.0 (0.21.0 still only with
-    # full graphs; 0.22.0-0.23.0 not recorded, taken as 0.21.0)
-    ("0.24.0", {"kv_connector_checked_in_config": "always"}),
+    # the KV connector looked up for any KV-transfer config without an HMA preference: the hybrid KV
+    # cache manager's default asks the connector class from 0.22.0 (config/vllm.py:1440-1451; 0.23.0
+    # :1479-1486 through supports_hma_config); 0.21.0 :1340 does not (recorded on 0.21.0 and 0.24.0)
+    ("0.22.0", {"kv_connector_checked_in_config": "always"}),
+    ("0.24.0", {"p2p_nccl_registered": False}),  # gone from kv_connector/factory.py
     # dynamic speculative decoding, read in every release's config/vllm.py 0.24.0-0.33.0
     ("0.24.0", {"dynamic_sd_piecewise": "always"}),
     ("0.25.0", {"dynamic_sd_piecewise": "v1_runner",
@@ -292,6 +297,9 @@ CHANGES: list[tuple[str, dict]] = [
     ("0.30.0", {
         "pipeline": PIPELINE_V0_30 + ("log_enabled_passes",), "breakable_message": "", "inductor_warning_skips_breakable": True,
     }),
+    # async scheduling + PP: nothing checks it 0.15.0-0.30.0 (read in each config/vllm.py); from 0.31.0
+    # the V1 runner's unsupported features list it (config/vllm.py:3124)
+    ("0.31.0", {"async_pp": "v1_runner_validate"}),
     ("0.31.0", {
         "pipeline": PIPELINE_V0_31 + ("log_enabled_passes",), "capture_add_max_num_seqs": True,
         "enforce_eager_message": ("Enforce eager set, disabling torch.compile, CUDAGraphs, and JIT kernel "
@@ -301,11 +309,14 @@ CHANGES: list[tuple[str, dict]] = [
     ("0.32.0", {
         "cascade_message": None,
         "pipeline": PIPELINE_V0_32 + ("log_enabled_passes",), "sp_full_graph_rule": False, "sp_followup": None,
-        "v2_runner_default": True,
+        # the sequence-parallelism and async-TP passes are gone: PassConfig has no enable_sp /
+        # fuse_gemm_comms field from 0.32.0 (config/compilation.py: PassConfig, read 0.31.0-0.33.0),
+        # so no pass key names them and a -cc pass_config with either is an unexpected keyword
+        "sp_name": None, "async_tp_name": None,
     }),
     ("0.33.0", {
-        # recorded on 0.33.0 (releases 0.30-0.32 not read): async scheduling with PP refused only
-        # on the V1 runner
+        # async scheduling with PP refused only on the V1 runner, up front (recorded on 0.33.0);
+        # 0.31.0-0.32.0 refuse it later, in _validate_v1_model_runner ("v1_runner_validate")
         "async_pp": "v1_runner",
         "dbo_message": ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, "
                         "nixl_ep all2all backends on this platform. {backend} is not supported. To fix use one "

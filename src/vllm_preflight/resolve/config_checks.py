@@ -329,23 +329,48 @@ def _kv_dict(values: dict):
 
 
 def kv_connector_check(state: State, values: dict) -> None:
-    """From 0.27.0 VllmConfig.__post_init__ looks the connector class up whenever a KV-transfer
-    config is given (recorded on 0.27.0 and 0.33.0); 0.17.0-0.26.0 only with full CUDA graphs
-    (`kv_connector_check_full_graphs`, after the mode is resolved)."""
+    """From 0.22.0 VllmConfig.__post_init__ looks the connector class up whenever a KV-transfer
+    config is given and no hybrid-KV-cache-manager preference is (its HMA default: 0.22.0
+    config/vllm.py:1440-1451, 0.33.0 :2257-2264; recorded on 0.24.0, 0.27.0 and 0.33.0);
+    0.17.0-0.21.0 only with full CUDA graphs (`kv_connector_check_full_graphs`, after the mode
+    is resolved), which stays for every later release too."""
     kv = _kv_dict(values)
     if kv is None or state.release.rules.get("kv_connector_checked_in_config") != "always":
         return
+    if values.get("disable_hybrid_kv_cache_manager") is not None:
+        return  # --[no-]disable-hybrid-kv-cache-manager: that block is skipped (0.33.0 oracle)
     name = kv.get("kv_connector")
     if name is None:
         raise _pyd("VllmConfig", "Connector name is not set in KVTransferConfig")
+    _p2p_nccl_msgpack(state, kv, state.assumptions)
     _lookup_connector(state, kv)
 
 
+def _p2p_nccl_msgpack(state: State, kv: dict, assumptions: list[Assumption]) -> None:
+    """P2pNcclConnector's module imports msgpack, which vLLM installs only with ray: while a
+    release still registers the connector (through 0.23.0) and no longer installs ray (0.18.0+),
+    looking it up fails (recorded on 0.21.0)."""
+    if kv["kv_connector"] != "P2pNcclConnector" or kv.get("kv_connector_module_path"):
+        return
+    if state.release.rules.get("ray_installed", True) or not state.release.rules.get("p2p_nccl_registered", False):
+        return
+    assumptions.append(Assumption("node.msgpack", False, "P2pNcclConnector imports msgpack, not a vLLM "
+                                                         "dependency without ray; taken as not installed"))
+    raise Refusal("ModuleNotFoundError", "No module named 'msgpack'")
+
+
 def kv_connector_check_full_graphs(state: State, values: dict, assumptions: list[Assumption]) -> None:
-    """0.17.0-0.26.0 (recorded on 0.21.0): the lookup runs only for a KV-transfer instance
-    (a connector and a valid role) when the resolved mode has full CUDA graphs."""
+    """After the compilation steps: the connector lookup for full CUDA graphs (0.17.0+, recorded
+    on 0.21.0: a KV-transfer instance, a connector and a valid role, when the resolved mode has
+    full graphs; every later release keeps it), then the V1 runner's own check that closes
+    `__post_init__` (0.31.0-0.32.0, `validate_v1_runner`)."""
+    _kv_connector_full_graphs(state, values, assumptions)
+    validate_v1_runner(state, values)
+
+
+def _kv_connector_full_graphs(state: State, values: dict, assumptions: list[Assumption]) -> None:
     kv = _kv_dict(values)
-    if kv is None or state.release.rules.get("kv_connector_checked_in_config") != "full_graphs":
+    if kv is None or state.release.rules.get("kv_connector_checked_in_config") not in ("full_graphs", "always"):
         return
     if kv.get("kv_connector") is None or kv.get("kv_role") is None:
         return
@@ -353,12 +378,24 @@ def kv_connector_check_full_graphs(state: State, values: dict, assumptions: list
 
     if not modes.has_full_cudagraphs(state.cc.get("cudagraph_mode") or "NONE"):
         return
-    if kv["kv_connector"] == "P2pNcclConnector" and not kv.get("kv_connector_module_path"):
-        # its module imports msgpack, which these releases do not install (recorded on 0.21.0)
-        assumptions.append(Assumption("node.msgpack", False, "P2pNcclConnector imports msgpack, not a vLLM "
-                                                             "dependency; taken as not installed"))
-        raise Refusal("ModuleNotFoundError", "No module named 'msgpack'")
+    _p2p_nccl_msgpack(state, kv, assumptions)
     _lookup_connector(state, kv)
+
+
+def validate_v1_runner(state: State, values: dict) -> None:
+    """0.31.0-0.32.0 `_validate_v1_model_runner` (0.31.0 config/vllm.py:2051-2054, features
+    :3105-3124), late in `__post_init__`: after the compilation rules, so the runner is decided on
+    the final settings (sequence parallelism switched off for a small model no longer takes V1)."""
+    if state.release.rules.get("async_pp") != "v1_runner_validate" or not values.get("async_scheduling") \
+            or state.parallel["pipeline_parallel_size"] <= 1:
+        return
+    from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner
+
+    if _uses_v2_runner(state):
+        return
+    pcp = (state.parallel.get("prefill_context_parallel_size") or 1) > 1  # listed first
+    raise _pyd("VllmConfig", "Model Runner V1 does not support: " + ("prefill context parallel, " if pcp else "")
+               + "pipeline parallelism with async scheduling")
 
 
 def _lookup_connector(state: State, kv: dict) -> None:
@@ -367,6 +404,9 @@ def _lookup_connector(state: State, kv: dict) -> None:
     rec = value_facts(state)
     name = kv["kv_connector"]
     if rec and rec.get("kv_connectors") and name not in rec["kv_connectors"]:
+        raise _pyd("VllmConfig", f"Unsupported connector type: {name}")
+    if name == "P2pNcclConnector" and not state.release.rules.get("p2p_nccl_registered", True):
+        # no recorded value set needed: 0.24.0+ kv_connector/factory.py no longer registers it
         raise _pyd("VllmConfig", f"Unsupported connector type: {name}")
 
 

@@ -123,19 +123,67 @@ def _minimum(groups, r: RuntimeRules) -> tuple[str, str | None]:
     return support, backend
 
 
+def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
+    """The features of this config that the release's Model Runner V2 lacks, as vLLM names them."""
+    par, out = state.parallel, []
+    spec = state.speculative_method_resolved or state.speculative_method
+    spec = "mtp" if spec and spec.endswith("_mtp") else spec
+    for feature in r.v2_unsupported:
+        if feature == "pcp" and (par.get("prefill_context_parallel_size") or 1) > 1:
+            out.append("prefill context parallelism")
+        elif feature == "stock_compile" and state.cc.get("mode") in ("STOCK_TORCH_COMPILE", 1):
+            out.append("stock torch.compile")
+        elif feature == "sp" and state.pass_config.get("enable_sp") and par["tensor_parallel_size"] > 1:
+            out.append("sequence parallelism")
+        elif feature == "spec" and spec:
+            if r.v2_spec_allowed is not None and spec in ("ngram", "ngram_gpu"):
+                out.append("ngram/ngram_gpu speculative decoding")
+            elif spec not in r.v2_spec_allowed if r.v2_spec_allowed is not None else spec in r.v2_spec_blocked:
+                out.append(f"speculative method '{spec}'")
+        elif feature == "dynamic_sd" and spec and state.dynamic_sd_schedule is not None:
+            out.append("dynamic speculative decoding")
+        elif feature == "eagle3_pp" and spec == "eagle3" and par["pipeline_parallel_size"] > 1:
+            out.append("EAGLE3 with pipeline parallelism")
+        elif feature == "dbo" and par.get("enable_dbo"):
+            out.append("dual batch overlap")
+    return out
+
+
+def _default_v2_model(state, r: RuntimeRules) -> bool:
+    """0.22.0-0.28.0: whether the model is one V2 is the default for (generate models only)."""
+    facts = state.model
+    if state.model_cfg.get("is_pooling"):
+        return False
+    listed = facts.architecture in r.v2_archs
+    if r.v2_default_models == "listed_dense":
+        return listed and not facts.is_moe and not facts.quantized
+    if r.v2_default_models == "listed":
+        return listed
+    layers, _ = layers_for(facts.architecture, facts.is_mla, False)
+    hybrid = any(k in _MAMBA_LIKE for k in layers.extra)
+    if hybrid and (r.v2_default_models == "listed_or_dense" or not listed):
+        return False
+    return listed or not facts.is_moe
+
+
 def _runner(state, r: RuntimeRules, events: list) -> str:
+    """VllmConfig.use_v2_model_runner: the environment variable, the cases that take V2 anyway,
+    the release's default (opt-in, listed architectures, every model from 0.29.0), then V1
+    for a feature V2 lacks (rules.V2_RUNNER_DEFAULT_FIRST)."""
     env = _truthy(state.env.get("VLLM_USE_V2_MODEL_RUNNER"))
     if env is not None:
         return "V2" if env else "V1"
     if r.v2_runner == "opt_in":
         return "V1"
-    if r.v2_runner == "arch_list" and (state.model.architecture not in r.v2_archs
-                                       or state.model_cfg.get("is_pooling")):
+    if ("pcp" in r.v2_force and (state.parallel.get("prefill_context_parallel_size") or 1) > 1) \
+            or ("dspark" in r.v2_force and state.speculative_method == "dspark"):
+        return "V2"
+    if r.v2_runner == "arch_list" and not _default_v2_model(state, r):
         return "V1"
-    method = (state.speculative_method or "").lower()
-    if method in ("suffix", "custom_class"):
+    unsupported = _v2_unsupported(state, r)
+    if unsupported:
         events.append({"field": "model_runner", "before": "V2", "after": "V1", "rule": "runtime.v2_unsupported",
-                       "reason": f"Model Runner V2 does not yet support speculative method {method}; using the "
+                       "reason": f"Model Runner V2 does not yet support {', '.join(unsupported)}; using the "
                                  "V1 model runner instead.", "level": "warning"})
         return "V1"
     return "V2"

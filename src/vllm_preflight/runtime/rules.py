@@ -51,11 +51,29 @@ class RuntimeRules:
     v2_runner: str = "opt_in"  # opt_in (VLLM_USE_V2_MODEL_RUNNER=1) | arch_list (default for listed
     # architectures) | default (V2 unless a feature it lacks is used)
     v2_archs: tuple[str, ...] = ()  # arch_list releases: DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES
+    # arch_list releases, _is_default_v2_model_runner_model (generate models only): listed_dense (a
+    # listed architecture, not MoE, not quantized) | listed | listed_or_dense (listed, or not MoE;
+    # never hybrid/attention-free) | listed_or_dense_hybrid_listed (a hybrid model only if listed)
+    v2_default_models: str = "listed_dense"
+    # VllmConfig._get_v2_model_runner_unsupported_features, the features this port can see, in
+    # vLLM's order: pcp (prefill context parallel > 1), stock_compile, sp (enable_sp with TP > 1),
+    # spec (the method, below), dynamic_sd, eagle3_pp, dbo (--enable-dbo)
+    v2_unsupported: tuple[str, ...] = ()
+    v2_spec_allowed: tuple[str, ...] | None = None  # methods V2 takes; ngram/ngram_gpu named apart
+    v2_spec_blocked: tuple[str, ...] = ()  # (when v2_spec_allowed is None) methods V2 lacks
+    v2_force: tuple[str, ...] = ()  # use_v2_model_runner's "V2 anyway" cases before the arch list
     logger: str = "vllm.v1.worker.gpu_model_runner"
     source: str = "vllm/v1/worker/gpu_model_runner.py"  # file of the warning lines
     # evidence behind this release's rules: "golden" (its own code was executed) or "source"
     evidence: str = "source"
 
+
+# The first release whose model runner is V2 by default for every model (VllmConfig.use_v2_model_runner:
+# 0.29.0 config/vllm.py:645-677 drops `_is_default_v2_model_runner_model`, the architecture list that
+# 0.22.0-0.28.0 default to V2 for, 0.28.0 :615-660). The one source of it: the config-time rules
+# (V1-only refusals, V2's stock-compile rule, dynamic speculative decoding) ask `runtime._runner`.
+V2_RUNNER_DEFAULT_FIRST = "0.29.0"
+_V2_SPEC_V022 = ("eagle", "eagle3", "mtp")
 
 # (first release, changes); releases between two entries take the earlier entry's rules.
 CHANGES: tuple[tuple[str, dict], ...] = (
@@ -70,10 +88,32 @@ CHANGES: tuple[tuple[str, dict], ...] = (
                 "chunked_local_block_in_name": False}),
     ("0.20.0", {"sel_fa4_layers": True, "resolver": True, "mamba_block_check": True, "mamba_cap_sizes": False,
                 "logger": "vllm.config.compilation", "source": "vllm/config/compilation.py"}),
-    ("0.20.2", {"sup_flex": "ALWAYS"}),
+    # FlexAttention declares ALWAYS from 0.20.0 (v1/attention/backends/flex_attention.py; 0.19.1 has no
+    # _cudagraph_support, 0.20.1 -> 0.20.2 changes no attention backend): recorded on 0.20.2
+    ("0.20.0", {"sup_flex": "ALWAYS"}),
+    # V2-unsupported features: 0.22.0 config/vllm.py _get_v2_model_runner_unsupported_features
     ("0.22.0", {"sup_triton_mla": "UNIFORM_BATCH", "sel_fi_head512": True, "v2_runner": "arch_list",
-                "v2_archs": ("Qwen3ForCausalLM",)}),
+                "v2_archs": ("Qwen3ForCausalLM",),
+                "v2_unsupported": ("pcp", "stock_compile", "sp", "spec", "eagle3_pp", "dbo"),
+                "v2_spec_allowed": _V2_SPEC_V022}),
     ("0.23.0", {"v2_archs": ("LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM")}),
+    ("0.24.0", {"v2_default_models": "listed"}),  # 0.24.0 config/vllm.py _is_default_v2_model_runner_model
+    ("0.25.0", {"v2_default_models": "listed_or_dense"}),  # dense models too (recorded: llama-dense warns)
+    ("0.27.0", {"v2_default_models": "listed_or_dense_hybrid_listed"}),
+    ("0.24.0", {"v2_unsupported": ("pcp", "stock_compile", "sp", "spec", "dynamic_sd", "eagle3_pp", "dbo"),
+                "v2_spec_allowed": _V2_SPEC_V022 + ("dflash",)}),
+    ("0.25.0", {"v2_unsupported": ("pcp", "stock_compile", "sp", "spec", "eagle3_pp", "dbo"),
+                "v2_spec_allowed": _V2_SPEC_V022 + ("dflash", "dspark"), "v2_force": ("dspark",)}),
+    ("0.27.0", {"v2_force": ("pcp", "dspark")}),
+    ("0.29.0", {"v2_unsupported": ("stock_compile", "sp", "spec", "eagle3_pp", "dbo"), "v2_force": (),
+                "v2_spec_allowed": _V2_SPEC_V022 + ("dflash", "dspark", "extract_hidden_states")}),
+    ("0.30.0", {"v2_unsupported": ("stock_compile", "sp", "spec", "dbo"), "v2_spec_allowed": None,
+                "v2_spec_blocked": ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator",
+                                    "custom_class")}),
+    ("0.31.0", {"v2_spec_blocked": ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class")}),
+    ("0.32.0", {"v2_unsupported": ("spec", "dbo"),
+                "v2_spec_blocked": ("suffix", "medusa", "mlp_speculator", "custom_class")}),
+    ("0.33.0", {"v2_spec_blocked": ("suffix", "custom_class")}),
     ("0.24.0", {"sel_mla_sm12": True, "sel_fi_cc80": True,
                 "v2_archs": ("Qwen3ForCausalLM", "DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
                              "GraniteMoeForCausalLM", "LlamaForCausalLM", "MistralForCausalLM")}),
@@ -91,7 +131,7 @@ CHANGES: tuple[tuple[str, dict], ...] = (
                              "InklingForCausalLM", "InklingForConditionalGeneration",
                              "KimiK3ForConditionalGeneration", "LongcatFlashNgramForCausalLM",
                              "Qwen2MoeForCausalLM")}),
-    ("0.29.0", {"v2_runner": "default"}),
+    (V2_RUNNER_DEFAULT_FIRST, {"v2_runner": "default"}),
     ("0.30.0", {"piecewise_capture_rule": True}),
     ("0.31.0", {"sup_triton_mla": "UNIFORM_BATCH", "sup_flashinfer_mla": "ALWAYS", "sel_fa_fp8_h512": True,
                 "sel_fi_sink_archs": "any"}),

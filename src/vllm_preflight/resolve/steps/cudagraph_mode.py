@@ -127,13 +127,8 @@ def full_graph_cascade_v0_11_0(state: State) -> None:
 
 
 def _uses_v2_runner(state: State) -> bool:
-    value = state.env.get("VLLM_USE_V2_MODEL_RUNNER")
-    if value is not None and value.strip() != "":
-        return value.strip().lower() in ("1", "true")
-    if not state.release.v2_runner_default:
-        return False
-    # the V2 runner does not take micro-batching (DBO) yet
-    return not state.parallel.get("enable_dbo")
+    """VllmConfig.use_v2_model_runner, decided in one place (runtime._runner, its rules per release)."""
+    return _model_runner(state) == "V2"
 
 
 def v2_runner_stock_compile(state: State) -> None:
