@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from vllm_preflight.model import Assumption
@@ -27,6 +27,10 @@ class ModelFacts:
     quantized: bool = False
     num_attention_heads: int = 0  # 0: not known (TP divisibility is then not checked)
     num_key_value_heads: int = 0  # 0: not known (decode context parallel limits not checked)
+    # what --quantization is checked against (resolve/quantization.py): config.json's
+    # quantization_config / compression_config (also text_config's), dtype and model_type;
+    # None when no config was read
+    quantization: Any = field(default=None, compare=False, repr=False)
 
 
 # Hub ids we know without fetching anything: the config.json keys the resolver reads, kept
@@ -83,6 +87,12 @@ def _bool(text: str) -> bool:
     raise ValueError(f"not a boolean: {text!r}")
 
 
+def _quantization_keys(cfg: dict) -> dict:
+    text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+    keys = ("quantization_config", "compression_config", "torch_dtype", "dtype", "model_type")
+    return {**{k: cfg.get(k) for k in keys}, "text_config": {k: text.get(k) for k in keys}}
+
+
 def facts_from_config(cfg: dict) -> ModelFacts:
     arch = (cfg.get("architectures") or ["?"])[0]
     nested = cfg.get("text_config")  # multimodal configs keep the language model's fields here
@@ -108,6 +118,7 @@ def facts_from_config(cfg: dict) -> ModelFacts:
                                 or text_cfg.get("decoder_attention_heads") or 0),
         # HF's default: as many KV heads as attention heads
         num_key_value_heads=int(text_cfg.get("num_key_value_heads") or text_cfg.get("num_attention_heads") or 0),
+        quantization=_quantization_keys(cfg),
     )
 
 

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve import compilation_config, config_checks, lora_checks, model_hooks
+from vllm_preflight.resolve import compilation_config, config_checks, lora_checks, model_hooks, quantization
 from vllm_preflight.resolve import multimodal_checks
 from vllm_preflight.resolve.argv import ParsedArgs
 from vllm_preflight.resolve.state import Refusal, State
@@ -131,6 +131,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         "disable_cascade_attn": bool(v.get("disable_cascade_attn", False)),
         "performance_mode": v.get("performance_mode"),
     })
+    quantization.verify_model(state, facts, v)  # ModelConfig._verify_quantization
     multimodal_checks.model_config(state, v, facts)  # ModelConfig: mm InitVars, MultiModalConfig
     # --- parallel config (create_engine_config asserts tp % dcp first)
     state.parallel.update({"tensor_parallel_size": v.get("tensor_parallel_size", 1) or 1,
@@ -191,6 +192,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     config_checks.model_parallel_checks(state, facts, v)
     multimodal_checks.vllm_config(state, v)  # EC producer, torch_shm IPC, processor device
     lora_checks.model_checks(state, v, facts, model_name(args))
+    quantization.verify_config(state, facts, v)  # VllmConfig._get_quantization_config
     config_checks.async_scheduling_checks(state, v)
     config_checks.kv_connector_check(state, v)
     state.kv_transfer = config_checks._kv_dict(v)

@@ -1,0 +1,446 @@
+"""`--quantization` against the checkpoint's `quantization_config`, per release.
+
+Two places in vLLM check it while the config is built:
+
+1. `ModelConfig._verify_quantization` (0.12.0 vllm/config/model.py:965-1061; 0.33.0
+   config/model.py:1383-1485): the checkpoint's quantization_config (or compression_config,
+   or the text_config's, with ModelOpt's `producer` layout given a quant_method) names a
+   method; the override classes are probed in order (`overrides`, per release) and may swap
+   it for a faster kernel or claim it (gptq -> gptq_marlin, awq -> awq_marlin; from 0.22.0
+   gptq -> auto_gptq, from 0.24.0 awq -> auto_awq; modelopt, gpt_oss_mxfp4, ...). What the user
+   gave must then equal it ("does not match"), be a known method ("Unknown quantization
+   method"), and (0.14.0+) not be deprecated unless `--allow-deprecated-quantization`.
+   CUDA's `verify_quantization` accepts every method (its supported list is empty).
+2. `VllmConfig._get_quantization_config` (0.12.0 config/vllm.py:357-386, 0.33.0
+   config/vllm.py:916-949): the method's config class is built from the checkpoint's config
+   (or, without one, from a config file next to the weights, or with no arguments), then
+   its minimum GPU capability and its supported activation dtypes are checked against the
+   GPU (an H200: 90) and the model's dtype.
+
+The per-release lists (methods, overrides, deprecated) and per-class facts (minimum
+capability, activation dtypes, config file names, constructor arguments) are data:
+releases/data/quantization.json, read from each release's sources by
+tools/extract_quantization_facts.py. The override rules themselves are ported below, each
+with the releases it holds for.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+
+from vllm_preflight.model import Assumption
+from vllm_preflight.modelfacts import ModelFacts
+from vllm_preflight.resolve.state import Refusal, State
+
+_DATA: dict | None = None
+
+
+def release_facts(version: str) -> dict | None:
+    """The release's quantization facts (None for a release the data does not hold)."""
+    global _DATA
+    if _DATA is None:
+        path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "releases", "data", "quantization.json")
+        with open(path) as f:
+            _DATA = json.load(f)["releases"]
+    return _DATA.get(version)
+
+
+def _vt(version: str) -> tuple:
+    return tuple(int(x) for x in version.split("."))
+
+
+def _pyd(cls: str, message: str) -> Refusal:
+    return Refusal("ValidationError", f"1 validation error for {cls}\n  Value error, {message}")
+
+
+# --------------------------------------------------------------- the checkpoint's config
+_MODELOPT_FP8_ALGOS = ("FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO")  # 0.33.0 model_arch_config_convertor.py:258
+
+
+def checkpoint_quant_config(facts: ModelFacts, v: tuple) -> dict | None:
+    """The quantization config vLLM parses from config.json (a copy: quant_method normalised
+    as vLLM writes it back), or None. 0.12.0 config/model.py:945-988; 0.33.0
+    transformers_utils/model_arch_config_convertor.py:241-291."""
+    keys = _keys(facts)
+    if keys is None:
+        return None
+    quant = _normalised(keys, v)
+    text = keys.get("text_config")
+    if quant is None and isinstance(text, dict):
+        quant = _normalised(text, v)
+    return quant
+
+
+def _keys(facts: ModelFacts) -> dict | None:
+    """The config.json keys read for the model (modelfacts `quantization`); None when no
+    config was read."""
+    keys = facts.quantization
+    return keys if isinstance(keys, dict) else None
+
+
+def _normalised(cfg: dict, v: tuple) -> dict | None:
+    quant = cfg.get("quantization_config")
+    if quant is None:
+        quant = cfg.get("compression_config")  # compressed-tensors
+        if not isinstance(quant, dict):
+            return None
+        quant = dict(quant)
+    else:
+        if not isinstance(quant, dict):
+            return None
+        quant = dict(quant)
+        producer: dict = quant["producer"] if isinstance(quant.get("producer"), dict) else {}
+        sub: dict = quant["quantization"] if isinstance(quant.get("quantization"), dict) else {}
+        legacy = v >= (0, 26, 0) and "modelopt_quant_config" in sub  # 0.26.0+
+        if producer.get("name") == "modelopt" or legacy:
+            algo = sub.get("quant_algo")
+            if algo is not None:
+                method: str | None
+                if v >= (0, 14, 0):  # transformers_utils/model_arch_config_convertor.py (0.14.0:145-160)
+                    up = str(algo).upper()
+                    method = ("modelopt" if up in _MODELOPT_FP8_ALGOS else "modelopt_fp4" if up == "NVFP4"
+                              else "modelopt_mixed" if up == "MIXED_PRECISION" and v >= (0, 33, 0) else None)
+                else:  # 0.12.0 config/model.py:951-961
+                    method = "modelopt" if algo == "FP8" else "modelopt_fp4" if algo == "NVFP4" else None
+                if method is None:
+                    raise _pyd("ModelConfig", f"Unknown ModelOpt quant algo: {algo}")
+                quant["quant_method"] = method
+    method = quant.get("quant_method", "")
+    if isinstance(method, str):
+        quant["quant_method"] = method.lower().replace("compressed_tensors", "compressed-tensors")
+    return quant
+
+
+# --------------------------------------------------------------- the override rules
+_MARLIN_GROUPS = (-1, 32, 64, 128)  # utils/marlin_utils.py:29 (0.12.0)
+
+
+def _gptq_marlin_ok(q: dict) -> bool:
+    """GPTQMarlinConfig.is_gptq_marlin_compatible (0.12.0 gptq_marlin.py:273-295): 4/8-bit
+    symmetric, a Marlin group size, every key present; capability >= 80 (the H200 has it)."""
+    bits, group, sym, desc = q.get("bits"), q.get("group_size"), q.get("sym"), q.get("desc_act")
+    if q.get("quant_method") != "gptq" or None in (bits, group, sym, desc):
+        return False
+    return (bits, sym) in ((4, True), (8, True)) and group in _MARLIN_GROUPS
+
+
+def _awq_marlin_ok(q: dict) -> bool:
+    """AWQMarlinConfig.is_awq_marlin_compatible (0.12.0 awq_marlin.py:223-245): 4-bit with a
+    zero point (Marlin's AWQ type), a Marlin group size."""
+    bits, group, zp = q.get("bits"), q.get("group_size"), q.get("zero_point")
+    if q.get("quant_method") != "awq" or None in (bits, group, zp):
+        return False
+    return bits == 4 and bool(zp) and group in _MARLIN_GROUPS
+
+
+def _moe_wna16_ok(q: dict, v: tuple) -> bool:
+    """MoeWNA16Config.is_moe_wna16_compatible (0.12.0 moe_wna16.py:138-160): GPTQ 4/8-bit
+    without act-order, or AWQ 4-bit (capability >= AWQ's 75). From 0.30.0 act-order is
+    accepted where it is a no-op (group_size -1)."""
+    method, bits = q.get("quant_method"), q.get("bits")
+    act_order_ok = not q.get("desc_act") or (v >= (0, 30, 0) and q.get("group_size") == -1)
+    return (method == "gptq" and act_order_ok and bits in (4, 8)) or (method == "awq" and bits == 4)
+
+
+def _modelopt_algo(q: dict, v: tuple) -> str | None:
+    """The ModelOpt quant_algo an override reads (None: not a ModelOpt config): 0.17.0+
+    ModelOptQuantConfigBase._extract_modelopt_quant_algo, upper-cased (quant_method
+    "modelopt", from 0.22.0 any "modelopt*"); before 0.17.0 each class read it the same way
+    itself (0.12.0 modelopt.py:311-340, 828-857), as written."""
+    method = q.get("quant_method", "")
+    if not isinstance(method, str):
+        return None
+    if not (method.startswith("modelopt") if v >= (0, 22, 0) else method == "modelopt"):
+        return None
+    if "quantization" in q:
+        sub = q["quantization"]
+        if not isinstance(sub, dict):
+            return None
+        algo = sub.get("quant_algo", "")
+    else:
+        algo = q.get("quant_algo", "")
+    return str(algo).upper() if v >= (0, 17, 0) else algo if isinstance(algo, str) or "quantization" in q else None
+
+
+def _modelopt_override(name: str, q: dict, v: tuple) -> str | None:
+    algo = _modelopt_algo(q, v)
+    if algo is None:
+        return None
+    nested = "quantization" in q
+    if name == "modelopt":
+        if v >= (0, 16, 0):
+            return name if str(algo).upper() == "FP8" else None
+        if v >= (0, 14, 0):
+            return name if "FP8" in str(algo).upper() else None
+        return name if isinstance(algo, str) and "FP8" in algo else None
+    if name == "modelopt_fp4":
+        if v >= (0, 17, 0):
+            return name if "NVFP4" in algo or "FP4" in algo else None
+        if nested:
+            return name if isinstance(algo, str) and "NVFP4" in algo else None
+        return name if isinstance(algo, str) and "FP4" in algo.upper() else None
+    if name == "modelopt_mxfp8":
+        return name if "MXFP8" in str(algo).upper() else None
+    if name == "modelopt_mixed":
+        return name if algo == "MIXED_PRECISION" else None
+    return None
+
+
+def _override(name: str, q: dict, user: str | None, facts: ModelFacts, v: tuple, env: dict) -> str | None:
+    """What `name`'s override_quantization_method returns on a CUDA H200 (None: no claim)."""
+    if name == "gptq_marlin" and v < (0, 22, 0):
+        return name if _gptq_marlin_ok(q) and user in (None, "marlin", "gptq_marlin") else None
+    if name == "awq_marlin" and v < (0, 24, 0):
+        if v >= (0, 20, 0) and env.get("VLLM_BATCH_INVARIANT", "0") not in ("", "0"):  # awq_marlin.py:239 (0.20.0)
+            return None
+        return name if _awq_marlin_ok(q) and user in (None, "marlin", "awq_marlin") else None
+    if name == "auto_gptq":  # 0.22.0+ auto_gptq.py (0.33.0:214-233)
+        ok = q.get("quant_method") == "gptq" and user in (None, "gptq", "gptq_marlin", "auto_gptq", "marlin")
+        return name if ok else None
+    if name == "auto_awq":  # 0.24.0+ auto_awq.py
+        ok = q.get("quant_method") == "awq" and user in (None, "awq", "awq_marlin", "auto_awq", "marlin")
+        return name if ok else None
+    if name == "bitblas":  # until 0.15.x: bitblas.py:161-181 (0.12.0)
+        fmt = q.get("checkpoint_format") == "bitblas" or bool(q.get("is_bitblas_format", False))
+        return name if fmt and user in (None, "gptq", "bitblas") else None
+    if name == "gptq_marlin_24":  # until 0.15.x: gptq_marlin_24.py:115-131 (0.12.0)
+        fmt = q.get("checkpoint_format") == "marlin_24"
+        return name if fmt and user in (None, "gptq", "gptq_marlin_24") else None
+    if name == "moe_wna16":
+        return name if user == "moe_wna16" and _moe_wna16_ok(q, v) else None
+    if name == "gguf" and (0, 20, 0) <= v < (0, 24, 0):  # gguf.py:86-93 (0.20.0): --quantization gguf wins
+        return name if user == "gguf" else None
+    if name in ("modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed"):
+        return _modelopt_override(name, q, v)
+    if name == "gpt_oss_mxfp4":  # 0.20.0+ mxfp4.py GptOssMxfp4Config
+        ok = q.get("quant_method") in ("mxfp4", "gpt_oss_mxfp4") and (_keys(facts) or {}).get("model_type") == "gpt_oss"
+        return name if ok else None
+    if name == "deepseek_v4_fp8":  # DeepseekV4FP8Config (0.20.0 models/deepseek_v4.py:136-148; 0.33.0 models/deepseek_v41/quant_config.py:164-192)
+        if q.get("quant_method") not in ("fp8", "deepseek_v4_fp8"):
+            return None
+        types = ("deepseek_v4",) + (("deepseek_v4_text", "deepseek_v41", "deepseek_v41_text") if v >= (0, 30, 0) else ())
+        return name if (_keys(facts) or {}).get("model_type") in types or user == name else None
+    if name == "humming":  # 0.20.0+ humming.py
+        if v >= (0, 21, 0) and user == "humming" and (_keys(facts) or {}).get("model_type") == "gpt_oss" \
+                and q.get("quant_method") == "mxfp4":
+            raise _pyd("ModelConfig", "For gpt-oss model, use '--moe-backend humming' instead of "
+                                      "'--quantization humming'.")
+        return "humming" if user == "humming" else None
+    if name == "inc" and v >= (0, 15, 0):  # inc.py: the auto-round checkpoint format runs as inc
+        return name if q.get("quant_method") == "auto-round" else None
+    # ipex (XPU), cpu_gptq / cpu_awq (CPU), petit_nvfp4 (ROCm): never on CUDA. gptq_bitblas
+    # needs the bitblas package (not installed: an Assumption in verify_model).
+    return None
+
+
+# --------------------------------------------------------------- ModelConfig
+def verify_model(state: State, facts: ModelFacts, values: dict) -> None:
+    """ModelConfig._verify_quantization: the method vLLM resolves (kept in
+    state.model_cfg["quantization"]), or a refusal."""
+    rel = release_facts(state.release.version)
+    if rel is None or rel.get("methods") is None:
+        return
+    v = _vt(state.release.version)
+    user = values.get("quantization")
+    user = str(user).lower() if user is not None else None  # validate_quantization_before (0.12.0 config/model.py:722-727)
+    q = checkpoint_quant_config(facts, v)
+    if _keys(facts) is None and user is not None:
+        state.assumptions.append(Assumption(
+            "model.quantization_config", None, "the model's config.json was not read: taken as not quantized, "
+            f"so --quantization {user} is checked as on an unquantized checkpoint"))
+    methods: list[str] = rel["methods"]
+    if q is not None:
+        method = q.get("quant_method", "")
+        overrides: list[str] = list(rel["overrides"] or [])
+        if v >= (0, 20, 0) and user == "humming":  # "if the user specifies humming ..." (0.20.0+)
+            overrides = ["humming"] + overrides
+        order = [m for m in methods if m not in overrides] + overrides
+        for name in order:
+            got = _override(name, q, user, facts, v, state.env) if name in overrides else None
+            if got is not None:
+                method = user = got
+                break
+        if method == "":
+            method = None
+        if user is None:
+            user = method
+        elif user != method:
+            raise _pyd("ModelConfig", f"Quantization method specified in the model config ({method}) does not "
+                                      f"match the quantization method specified in the `quantization` argument "
+                                      f"({user}).")
+    if user is not None:
+        if user not in methods:
+            raise _pyd("ModelConfig", f"Unknown quantization method: {user}. Must be one of {methods}.")
+        deprecated = rel.get("deprecated") or []
+        if user in deprecated and not values.get("allow_deprecated_quantization"):
+            # vLLM passes the %s-format and the name as two arguments to ValueError, so the
+            # message is the tuple's repr (0.14.0 config/model.py:958-963, the same in 0.33.0)
+            text = ("The quantization method %s is deprecated and will be removed in future versions of "
+                    "vLLM. To bypass, set `--allow-deprecated-quantization`.")
+            raise _pyd("ModelConfig", repr((text, user)))
+        if user in deprecated:
+            msg = f"The quantization method {user} is deprecated and will be removed in future versions of vLLM."
+            state.log("warning", msg)
+            state.note("model_config.quantization", "quant.deprecated_method", msg, "warning", user)
+    state.model_cfg["quantization"] = user
+    state.model_cfg["quant_config"] = q
+    # ModelConfig._verify_bnb_config (0.12.0 config/model.py:1075-1100; gone in 0.28.0 with
+    # bitsandbytes): 8-bit bitsandbytes checkpoints run eagerly
+    top = (_keys(facts) or {}).get("quantization_config")
+    if (v < (0, 28, 0) and user == "bitsandbytes" and isinstance(top, dict) and top.get("load_in_8bit", False)
+            and not state.model_cfg.get("enforce_eager")):
+        msg = "CUDA graph is not supported on BitsAndBytes 8bit yet, fallback to the eager mode."
+        state.log("warning", msg)
+        state.set("model.enforce_eager", True, "quant.bnb_8bit_eager", msg, "warning")
+
+
+# --------------------------------------------------------------- dtype
+_DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16", "float": "float32", "float32": "float32"}
+
+
+def model_dtype(facts: ModelFacts, values: dict) -> str | None:
+    """ModelConfig.dtype (0.12.0 config/model.py `_get_and_verify_dtype`, `_resolve_auto_dtype`):
+    a given --dtype, else the config's dtype with float32 downcast to the GPU's first supported
+    dtype (bfloat16 on an H200; float16 for pooling models). None when not known."""
+    given = str(values.get("dtype") or "auto").lower()
+    if given != "auto":
+        return _DTYPES.get(given)
+    keys = _keys(facts)
+    if keys is None:
+        return None
+    found = keys.get("dtype") or keys.get("torch_dtype")
+    text = keys.get("text_config")
+    if found is None and isinstance(text, dict):
+        found = text.get("dtype") or text.get("torch_dtype")
+    found = _DTYPES.get(str(found).replace("torch.", "")) if found is not None else "float32"
+    if found == "float32" or found is None:
+        return "float16" if facts.is_pooling else "bfloat16"
+    return found
+
+
+# --------------------------------------------------------------- VllmConfig
+_CTOR_ERRORS: dict[str, list[tuple[str, tuple[str, str]]]] = {
+    # a method whose no-argument build fails other than by missing arguments, by first release
+    "ptpc_fp8": [("0.11.0", ("ValueError", "ptpc_fp8 quantization is supported only on ROCm."))],
+}
+# get_min_capability raising (first release, first release without it, the refusal)
+_CAP_ERRORS: dict[str, tuple[str, str, tuple[str, str]]] = {
+    # INCConfig.get_min_capability: `raise AssertionError` (0.12.0 inc.py:60-61); pydantic
+    # words an empty assertion so
+    "inc": ("0.11.0", "0.15.0", ("ValidationError", "1 validation error for VllmConfig\n  Assertion failed, ")),
+    # Int8TpuConfig.get_min_capability (tpu_int8.py)
+    "tpu_int8": ("0.11.0", "9.0.0", ("NotImplementedError", "This function should not be called with TPU Backend")),
+}
+
+
+def _missing_args(owner: str, names: list[str]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) == 1:
+        listed = quoted[0]
+    elif len(quoted) == 2:
+        listed = f"{quoted[0]} and {quoted[1]}"
+    else:
+        listed = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+    s = "" if len(names) == 1 else "s"
+    return f"{owner}.__init__() missing {len(names)} required positional argument{s}: {listed}"
+
+
+def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
+    """The checks a config class's from_config / __init__ makes on the checkpoint's config
+    (the ones that refuse a config.json vLLM otherwise accepts), by the class the release
+    maps the method to (releases/data/quantization.json `class`)."""
+    bits = q.get("bits", q.get("w_bit"))
+    if cls_name == "GPTQConfig" and bits not in (2, 3, 4, 8):  # gptq.py:91-95 (0.12.0)
+        raise _pyd("VllmConfig", "Currently, only 2/3/4/8-bit weight quantization is supported for GPTQ, "
+                                 f"but got {bits} bits.")
+    if cls_name == "AWQConfig" and bits != 4:  # awq.py:51-55 (0.12.0)
+        raise _pyd("VllmConfig", f"Currently, only 4-bit weight quantization is supported for AWQ, but got "
+                                 f"{bits} bits.")
+    if cls_name == "AutoAWQConfig" and bits != 4:  # auto_awq.py:204-210 (0.33.0), since 0.24.0
+        raise _pyd("VllmConfig", f"Unsupported num_bits = {bits}. Supported: 4. For 8-bit AWQ, use Marlin "
+                                 "backend by setting backend='awq:marlin' or backend='marlin'.")
+    if cls_name == "AutoGPTQConfig":  # auto_gptq.py __init__ (0.33.0:104-156), since 0.22.0
+        group, sym, desc = q.get("group_size"), q.get("sym"), q.get("desc_act")
+        if v >= (0, 30, 0) and desc and group != -1:  # utils/gptq_utils.py:23-37
+            raise _pyd("VllmConfig", "GPTQ group activation ordering (desc_act=True) is no longer supported. "
+                                     "Use a checkpoint with static activation ordering or desc_act=False.")
+        if (bits, sym) not in ((4, True), (8, True)):
+            raise _pyd("VllmConfig", f"Unsupported quantization config: bits={bits}, sym={sym}")
+
+
+def verify_config(state: State, facts: ModelFacts, values: dict) -> None:
+    """VllmConfig._get_quantization_config: build the method's config, then its capability
+    and activation dtype checks."""
+    method = state.model_cfg.get("quantization")
+    rel = release_facts(state.release.version)
+    if method is None or rel is None:
+        return
+    v = _vt(state.release.version)
+    classes = rel.get("classes") or {}
+    cls = classes.get(method)
+    q = state.model_cfg.get("quant_config")
+    if method == "modelopt_mixed" and q is not None and "quantized_layers" not in q and v >= (0, 17, 0):
+        q = None  # its per-layer map is read from hf_quant_config.json instead (weight_utils, 0.17.0+)
+    shorthand = q is None and v >= (0, 30, 0) and method in (rel.get("online_shorthands") or []) and method != "fp8"
+    if shorthand:
+        # an online-quantization shorthand builds OnlineQuantizationConfig (weight_utils, 0.30.0+)
+        cls = classes.get("online")
+    if cls is None:
+        return
+    if shorthand:
+        pass
+    elif method in ("gguf", "inc") and not (method == "inc" and v >= (0, 15, 0)):
+        pass  # built with no arguments, no config file (weight_utils.get_quant_config)
+    elif q is not None:
+        _from_checkpoint(cls.get("class", ""), q, v)
+    elif method == "bitsandbytes":
+        pass  # in-flight quantization: from_config({})
+    else:
+        files = cls.get("config_filenames")
+        if files:
+            # the model folder holds only config.json here (an Assumption for a hub id)
+            raise _pyd("VllmConfig", f"Cannot find the config file for {method}")
+        for first, (typ, msg) in reversed(_CTOR_ERRORS.get(method, [])):
+            if v >= _vt(first):
+                raise (_pyd("VllmConfig", msg) if typ == "ValueError" else Refusal(typ, msg))
+        if files is not None and cls.get("init_required"):
+            raise Refusal("TypeError", _missing_args(cls["init_owner"], cls["init_required"]))
+    cap = cls.get("min_capability")
+    if cap is None and method in _CAP_ERRORS:  # get_min_capability itself raises
+        first, until, (typ, msg) = _CAP_ERRORS[method]
+        if _vt(first) <= v < _vt(until):
+            raise Refusal(typ, msg)
+    gpu_cap = state.gpu.cc
+    if isinstance(cap, int) and gpu_cap < cap:
+        raise _pyd("VllmConfig", f"The quantization method {method} is not supported for the current GPU. "
+                                 f"Minimum capability: {cap}. Current capability: {gpu_cap}.")
+    dtypes = cls.get("act_dtypes")
+    dtype = model_dtype(facts, values)
+    if dtypes and dtype is not None and dtype not in dtypes:
+        shown = ", ".join(f"torch.{d}" for d in dtypes)
+        raise _pyd("VllmConfig", f"torch.{dtype} is not supported for quantization method {method}. "
+                                 f"Supported dtypes: [{shown}]")
+    blocked = _blocked_weights(method, q, v, state.model.blocked_fp8 if state.model is not None else False)
+    if state.model is not None and blocked != state.model.blocked_fp8:
+        # the +quant_fp8 custom op follows the built config's blocked weights (VllmConfig
+        # has_blocked_weights, 0.12.0 config/vllm.py:608-623), not config.json's fp8 keys alone
+        old = state.model
+        state.model = replace(old, blocked_fp8=blocked)
+        state.model.__dict__.update({k: x for k, x in old.__dict__.items() if k.startswith("_")})
+
+
+def _blocked_weights(method: str, q: dict | None, v: tuple, fp8_blocked: bool) -> bool:
+    """The built quant config's `weight_block_size` / `has_blocked_weights()`."""
+    if method in ("fp8", "deepseek_v4_fp8"):
+        return fp8_blocked  # Fp8Config.weight_block_size from the checkpoint (modelfacts.blocked_fp8)
+    if q is None:
+        return False
+    if method == "compressed-tensors" and v >= (0, 11, 1):  # compressed_tensors.py:791-799 (0.12.0)
+        groups = q.get("config_groups")
+        return isinstance(groups, dict) and any(
+            isinstance(g, dict) and isinstance(g.get("weights"), dict) and g["weights"].get("strategy") == "block"
+            for g in groups.values())
+    if method == "modelopt" and v >= (0, 30, 0):  # modelopt.py:435-440 (0.33.0)
+        return (_modelopt_algo(q, v) or "").upper() == "FP8_PB_WO"
+    return False
