@@ -51,7 +51,11 @@ def _pp_arch(v: tuple) -> Pool:
                ("pp-jamba-hybrid-moe", ["-pp", "2", "-tp", "2"]), ("pp-qwen2-vl-mm", pp2),
                ("pp-qwen2-vl-mm", ["-pp", "2", "-tp", "2"]), ("pp-qwen2-reward", pp2),
                ("pp-phi3-dense", ["-pp", "4"]), ("len-llava-text-config", pp2)]
-    return [(m, w, {}) for m, w in no_pp + with_pp]
+    # multi-token-prediction classes served as the model: SupportsPP until 0.13.0, not from 0.14.0,
+    # DeepSeek's again from 0.30.0 (the releases where the registry's answer changes)
+    changing = [("pp-deepseek-mtp", pp2), ("pp-deepseek-mtp", ["-pp", "2", "-tp", "2"]),
+                ("pp-glm4moe-mtp", pp2)]
+    return [(m, w, {}) for m, w in no_pp + with_pp + changing]
 
 
 def _multimodal(v: tuple) -> Pool:

@@ -70,3 +70,21 @@ def test_pp_check_skips_an_unknown_architecture_and_says_so(tmp_path):
     res = resolve(Deployment(argv=("vllm", "serve", str(tmp_path / "m"), "-pp", "2")), "0.12.0")
     assert res.vllm_error is None
     assert any(a.fact == "model.supports_pp" and "NoSuchModelForCausalLM" in a.source for a in res.assumptions)
+
+
+def test_releases_where_pp_support_changes():
+    # deepseek_mtp.py: DeepSeekMTP(nn.Module, SupportsPP) through 0.13.0, SupportsPP dropped in
+    # 0.14.0, back in 0.30.0 (confirmed on the real 0.30.0 registry); glm4_moe_mtp.py drops it in 0.14.0
+    pp = {v: arch_support(v, "DeepSeekMTPModel").supports_pp for v in ("0.13.0", "0.14.0", "0.29.0", "0.30.0")}
+    assert pp == {"0.13.0": True, "0.14.0": False, "0.29.0": False, "0.30.0": True}
+    assert arch_support("0.13.0", "Glm4MoeMTPModel").supports_pp
+    assert not arch_support("0.33.0", "Glm4MoeMTPModel").supports_pp
+
+
+def test_registry_class_converts_an_unregistered_pooling_name_to_its_base():
+    # vLLM's suffix table: *ForSequenceClassification -> pooling/classify; the base is *ForCausalLM
+    assert A.registry_class("0.12.0", "LlamaForSequenceClassification") == "LlamaForCausalLM"
+    assert A.registry_class("0.12.0", "BertModel") == "BertModel"  # registered: itself
+    # a generative name that is not registered goes to the Transformers backend first: unknown here
+    assert A.registry_class("0.12.0", "NoSuchModelForCausalLM") is None
+    assert A.registry_class("0.12.0", "NoSuchModelForCausalLM", model_impl="vllm") is None
