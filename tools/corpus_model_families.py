@@ -385,8 +385,72 @@ def _quantization(v: tuple) -> Pool:
 
 
 def _arch_hooks(v: tuple) -> Pool:
-    """Per-architecture config hooks (MODELS_CONFIG_MAP) that refuse a config or change a compiled setting."""
-    return []
+    """Per-architecture config hooks (MODELS_CONFIG_MAP) that refuse a config or change a compiled
+    setting, each condition on and off, on the releases that have the architecture (fixtures
+    tests/fixtures/models/hook-*; resolve/model_hooks.py)."""
+    spec = "--speculative-config"
+    ngram = '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3}'
+    pool: Pool = [
+        # gpt-oss: the largest capture size 1024 unless capture sizes are set
+        ("gpt-oss-moe", [], {}),
+        ("gpt-oss-moe", ["--max-cudagraph-capture-size", "256"], {}),
+        ("gpt-oss-moe", ["--cudagraph-capture-sizes", "1", "2", "4", "8"], {}),
+        # DeepSeek V3.2: index_topk asserted (breakable graphs by default from 0.29.0)
+        ("hook-deepseekv32", [], {}),
+        ("hook-deepseekv32", [], {"VLLM_USE_BREAKABLE_CUDAGRAPH": "0"}),
+        ("hook-deepseekv32-no-index-topk", [], {}),
+        # config-class / activation asserts of the encoder and reranker hooks
+        ("hook-gtemodel-bert-config", [], {}),
+        ("hook-gtenewmodel-bert-config", [], {}),
+        ("hook-nomicbertmodel-bert-config", [], {}),
+        ("hook-qwen3seqcls-reranker", [], {}),
+        ("hook-qwen3seqcls-reranker-no-tokens", [], {}),
+        ("hook-qwen3seqcls-reranker-three-tokens", [], {}),
+        # mamba: FULL_AND_PIECEWISE before the defaults (0.11.0); prefix caching needs chunked prefill (0.32.0+)
+        ("hook-mamba2", [], {}), ("hook-mamba2", ["-O0"], {}),
+        ("hook-mamba2", ["--no-enable-chunked-prefill"], {}),
+        ("hook-mamba2", ["--enable-prefix-caching", "--no-enable-chunked-prefill"], {}),
+    ]
+    if v >= (0, 14, 0):
+        pool += [("hook-llamabidirectional-avg", [], {}), ("hook-llamabidirectional-cls", ["-O0"], {}),
+                 ("hook-llamabidirectional-max", [], {}), ("hook-llamabidirectional-seqcls-last", [], {})]
+        if v >= (0, 29, 0):  # before: an AttributeError from the config itself
+            pool.append(("hook-llamabidirectional-no-pooling", [], {}))
+    if v >= (0, 17, 0):
+        pool += [("hook-llamanemotronvl-last", [], {}), ("hook-llamanemotronvl-mean", [], {}),
+                 ("hook-llamanemotronvl-no-pooling", [], {}), ("hook-llamanemotronvl-llm-config-cls", [], {})]
+    if v >= (0, 24, 0):
+        pool += [("hook-diffusiongemma", [], {}), ("hook-diffusiongemma", ["--attention-backend", "FLASHINFER"], {}),
+                 ("hook-diffusiongemma", ["--max-num-seqs", "32"], {}),
+                 ("hook-diffusiongemma", ["--max-num-seqs", "300"], {}),
+                 ("hook-diffusiongemma", ["--attention-backend", "TRITON_ATTN"], {})]
+    if v >= (0, 25, 0):
+        pool += [("hook-unlimitedocr", ["--attention-backend", b], {})
+                 for b in ("FLASHINFER", "FLEX_ATTENTION", "TRITON_ATTN", "FLASH_ATTN")]
+    if v >= (0, 26, 0):
+        pool += [("hook-longcatflashngram", [], {}), ("hook-longcatflashngram", ["-cc", '{"mode": 3}'], {}),
+                 ("hook-longcatflashngram", ["-cc", '{"cudagraph_mode": "PIECEWISE"}'], {})]
+    if v >= (0, 27, 0):
+        pool += [(f"hook-colqwen35-{x}", [], {})
+                 for x in ("causal", "bidirectional", "no-contract", "sideways", "conflict")]
+    if v >= (0, 29, 0):
+        pool += [("hook-qwen4exp", [], {}), ("hook-qwen4exp", [spec, ngram], {}),
+                 ("hook-qwen4exp", ["-pp", "2"], {}),
+                 ("hook-qwen4exp-ple", ["-pp", "2"], {}), ("hook-qwen4exp-ple", ["--enable-dbo"], {}),
+                 ("hook-qwen4exp-ple", [], {}), ("hook-qwen4exp-qsa", ["--enable-dbo"], {}),
+                 ("hook-qwen4exp-qsa", ["-pp", "2"], {}), ("hook-qwen4exp-vl-ple", ["-pp", "2"], {}),
+                 ("hook-qwen4exp", ["-tp", "2", "-dp", "2", "-pp", "2", "--enable-expert-parallel"], {}),
+                 ("hook-qwen4exp", [], {"VLLM_USE_BREAKABLE_CUDAGRAPH": "0"}),
+                 ("hook-qwen4exp", ["--no-enable-chunked-prefill"], {})]
+    if v >= (0, 33, 0):
+        pool += [("hook-aliceai", [], {}), ("hook-aliceai", ["-pp", "2"], {}),
+                 ("hook-aliceai", [spec, ngram], {}), ("hook-aliceai-mtp-layers", [], {}),
+                 ("hook-aliceai-negative-eigenvalues", [], {}), ("hook-aliceai-no-kda-key", [], {}),
+                 ("hook-aliceai-softmax-router", [], {}), ("hook-aliceai-no-bias-correction", [], {}),
+                 ("hook-aliceai", ["--no-enable-chunked-prefill"], {})]
+        pool += [(f"hook-d3{x}", [], {}) for x in ("", "-format-2", "-no-decision-config", "-mean-pooling",
+                                                   "-sliding-attention", "-noncausal", "-codes-mismatch")]
+    return pool
 
 
 def _json_options(v: tuple) -> Pool:

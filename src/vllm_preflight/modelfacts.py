@@ -27,6 +27,21 @@ class ModelFacts:
     quantized: bool = False
     num_attention_heads: int = 0  # 0: not known (TP divisibility is then not checked)
     num_key_value_heads: int = 0  # 0: not known (decode context parallel limits not checked)
+
+    @property
+    def raw_config(self) -> dict | None:
+        """config.json as read (None: nothing read); kept beside the facts, not a fact of its
+        own (`--assume` cannot set it)."""
+        return self.__dict__.get("_raw_config")
+
+    def config_value(self, key: str, default: Any = None, text: bool = False) -> Any:
+        """A raw config.json key as vLLM's hf_config attribute reads it (`default` when the
+        file lacks it or nothing was read); `text=True` reads the language model's config
+        (`text_config` when the model nests one, as vLLM's hf_text_config)."""
+        cfg = self.raw_config or {}
+        if text and isinstance(cfg.get("text_config"), dict):
+            cfg = cfg["text_config"]
+        return cfg.get(key, default)
     # what --quantization is checked against (resolve/quantization.py): config.json's
     # quantization_config / compression_config (also text_config's), dtype and model_type;
     # None when no config was read
@@ -74,7 +89,9 @@ _MOE_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_ex
 # vLLM serves these as pooling models by default; a bare decoder `XxxModel` stays "generate"
 _POOLING_SUFFIXES = ("ForSequenceClassification", "ForRewardModel", "ForEmbedding", "ForTokenClassification")
 _POOLING_ENCODERS = ("BertModel", "RobertaModel", "XLMRobertaModel", "ModernBertModel", "NomicBertModel",
-                     "GteModel", "GteNewModel", "BertSpladeSparseEmbeddingModel")
+                     "GteModel", "GteNewModel", "BertSpladeSparseEmbeddingModel",
+                     # embedding / late-interaction classes of the per-architecture hooks
+                     "LlamaBidirectionalModel", "LlamaNemotronVLModel", "ColQwen3_5")
 _MLA_TYPES = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa")
 
 
@@ -103,7 +120,7 @@ def facts_from_config(cfg: dict) -> ModelFacts:
             n_experts = max(n_experts, text_cfg[k])
     quant = cfg.get("quantization_config") or {}
     blocked = (quant.get("quant_method") == "fp8" and quant.get("weight_block_size") is not None)
-    return ModelFacts(
+    facts = ModelFacts(
         architecture=arch,
         is_moe=n_experts > 0,
         is_pooling=arch.endswith(_POOLING_SUFFIXES) or arch in _POOLING_ENCODERS,
@@ -120,6 +137,12 @@ def facts_from_config(cfg: dict) -> ModelFacts:
         num_key_value_heads=int(text_cfg.get("num_key_value_heads") or text_cfg.get("num_attention_heads") or 0),
         quantization=_quantization_keys(cfg),
     )
+    return _keep_raw(facts, cfg)
+
+
+def _keep_raw(facts: ModelFacts, cfg: dict | None) -> ModelFacts:
+    object.__setattr__(facts, "_raw_config", cfg)
+    return facts
 
 
 _CONFIG_CACHE: dict[str, tuple[float, ModelFacts | None, str | None]] = {}
@@ -291,5 +314,5 @@ def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, st
         changes[key] = value
         assumptions.append(Assumption(f"model.{key}", value, "--assume"))
     if changes:
-        facts = replace(facts, **changes)
+        facts = _keep_raw(replace(facts, **changes), facts.raw_config)
     return facts, assumptions

@@ -188,7 +188,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         compilation_config.build(None, release, state)
     _merge_capture_flags(v, state)
     # --- VllmConfig.__post_init__ begins: the architecture's config hook, then the checks
-    model_hooks.apply(state, facts.architecture)
+    model_hooks.apply(state, facts.architecture, v)
     config_checks.model_parallel_checks(state, facts, v)
     multimodal_checks.vllm_config(state, v)  # EC producer, torch_shm IPC, processor device
     lora_checks.model_checks(state, v, facts, model_name(args))
