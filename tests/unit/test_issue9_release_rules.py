@@ -38,7 +38,7 @@ def test_pass_key_names_are_passconfig_fields_of_their_release(version):
 
 @pytest.mark.parametrize("version", ["0.32.0", "0.33.0"])
 def test_sequence_parallel_keys_are_gone_from_0_32(version):
-    """0.32.0 removed the SP and async-TP passes: PassConfig (config/compilation.py:113-140) has no
+    """0.32.0 removed the SP and async-TP passes: PassConfig (config/compilation.py:114-150) has no
     enable_sp / fuse_gemm_comms field, so no rule reads one and -cc naming it is refused."""
     rel = get_release(version)
     assert rel.rules["sp_name"] is None and rel.rules["async_tp_name"] is None
@@ -141,6 +141,17 @@ def test_async_pp_recorded_on_0_31():
     # P2pNcclConnector is not registered from 0.24.0: refused without a recorded value set (0.31.0)
     assert "Unsupported connector type: P2pNcclConnector" in _err(
         _run("0.31.0", "--enforce-eager", "--kv-transfer-config", P2P, model=fixture))
+
+
+@pytest.mark.parametrize("version", ["0.29.0", "0.30.0"])
+def test_v1_runner_refuses_prefill_context_parallel_from_0_29(version):
+    """_validate_v1_model_runner appears in 0.29.0 (config/vllm.py:1653-1656): prefill context
+    parallel on the V1 runner is refused (recorded on real 0.30.0); 0.28.0 has no such check."""
+    fixture = "tests/fixtures/models/llama-dense"
+    assert _err(_run(version, "-pp", "2", "--async-scheduling", "-pcp", "2", env=V1, model=fixture)).endswith(
+        "Model Runner V1 does not support: prefill context parallel")
+    assert _err(_run(version, "-pcp", "2", model=fixture)) is None  # V2 by default
+    assert _err(_run("0.28.0", "-pcp", "2", env=V1, model=fixture)) is None
 
 
 def test_async_pp_up_front_on_0_33():

@@ -87,13 +87,15 @@ CHANGES: list[tuple[str, dict]] = [
         # engine args: EngineArgs._check_feature_supported refuses draft-model speculation
         "draft_model_not_implemented": True,
         # config checks outside the compilation path (resolve/config_checks.py; first release of
-        # each read in every release's sources, 0.20.2 and 0.30.0 taken as their neighbours)
-        "async_pp": None, "scheduler_field_bounds": False, "kv_connector_checked_in_config": False,
+        # each read in every release's sources: 0.20.2's config files equal 0.20.1's, 0.30.0 changes
+        # none of these rules against 0.29.0 and 0.31.0)
+        "async_pp": None, "v1_unsupported": (), "scheduler_field_bounds": False, "kv_connector_checked_in_config": False,
         "parallel_field_bounds": False, "dcp_check_in_parallel_config": False, "dcp_message_spaced": False,
         "custom_ops_conflicts": False, "dcp_messages_v0_27": False, "executor_class_lookup": False,
-        # ray: a requirement of 0.11.0-0.17.1 (`ray[cgraph]` in each wheel's METADATA Requires-Dist,
-        # read 0.12.0-0.17.1), none from 0.18.0 (read 0.18.0-0.21.0; 0.21.0, 0.27.0 and 0.33.0 recorded).
-        # msgpack comes with ray: P2pNcclConnector (registered through 0.23.0) imports it
+        # ray: a requirement through 0.17.1 (`ray[cgraph]>=2.48.0` in each wheel's METADATA
+        # Requires-Dist, read 0.12.0-0.17.1), none from 0.18.0 (read 0.18.0-0.23.0; 0.21.0, 0.27.0 and
+        # 0.33.0 recorded). msgpack comes only with ray (ray's own Requires-Dist), and
+        # P2pNcclConnector (registered through 0.23.0) imports it
         "ray_installed": True, "p2p_nccl_registered": True,
         # compilation config
         "mode_field": "level", "mode_accepts_names": False, "has_level_alias": False,
@@ -297,9 +299,11 @@ CHANGES: list[tuple[str, dict]] = [
     ("0.30.0", {
         "pipeline": PIPELINE_V0_30 + ("log_enabled_passes",), "breakable_message": "", "inductor_warning_skips_breakable": True,
     }),
-    # async scheduling + PP: nothing checks it 0.15.0-0.30.0 (read in each config/vllm.py); from 0.31.0
-    # the V1 runner's unsupported features list it (config/vllm.py:3124)
-    ("0.31.0", {"async_pp": "v1_runner_validate"}),
+    # the V1 model runner's own refusals (_validate_v1_model_runner, 0.29.0 config/vllm.py:1653-1656):
+    # prefill context parallel, DSpark; async scheduling + PP, which nothing checks 0.15.0-0.30.0
+    # (read in each config/vllm.py), joins them in 0.31.0 (config/vllm.py:3120-3124)
+    ("0.29.0", {"v1_unsupported": ("pcp", "dspark")}),
+    ("0.31.0", {"async_pp": "v1_runner_validate", "v1_unsupported": ("pcp", "async_pp", "dspark")}),
     ("0.31.0", {
         "pipeline": PIPELINE_V0_31 + ("log_enabled_passes",), "capture_add_max_num_seqs": True,
         "enforce_eager_message": ("Enforce eager set, disabling torch.compile, CUDAGraphs, and JIT kernel "

@@ -383,19 +383,27 @@ def _kv_connector_full_graphs(state: State, values: dict, assumptions: list[Assu
 
 
 def validate_v1_runner(state: State, values: dict) -> None:
-    """0.31.0-0.32.0 `_validate_v1_model_runner` (0.31.0 config/vllm.py:2051-2054, features
-    :3105-3124), late in `__post_init__`: after the compilation rules, so the runner is decided on
-    the final settings (sequence parallelism switched off for a small model no longer takes V1)."""
-    if state.release.rules.get("async_pp") != "v1_runner_validate" or not values.get("async_scheduling") \
-            or state.parallel["pipeline_parallel_size"] <= 1:
+    """0.29.0+ `_validate_v1_model_runner` (0.31.0 config/vllm.py:2051-2054, features :3105-3124),
+    late in `__post_init__`: after the compilation rules, so the runner is decided on the final
+    settings (sequence parallelism switched off for a small model no longer takes V1). The features
+    this port sees, in vLLM's order: prefill context parallel, async scheduling with PP (0.31.0+;
+    0.33.0 refuses that one up front), DSpark."""
+    features = state.release.rules.get("v1_unsupported") or ()
+    if not features:
+        return
+    par = state.parallel
+    found = [text for feature, text in (
+        ("pcp", "prefill context parallel"), ("async_pp", "pipeline parallelism with async scheduling"),
+        ("dspark", "dspark speculative decoding")) if feature in features and (
+        (feature == "pcp" and (par.get("prefill_context_parallel_size") or 1) > 1)
+        or (feature == "async_pp" and values.get("async_scheduling") and par["pipeline_parallel_size"] > 1)
+        or (feature == "dspark" and state.speculative_method == "dspark"))]
+    if not found:
         return
     from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner
 
-    if _uses_v2_runner(state):
-        return
-    pcp = (state.parallel.get("prefill_context_parallel_size") or 1) > 1  # listed first
-    raise _pyd("VllmConfig", "Model Runner V1 does not support: " + ("prefill context parallel, " if pcp else "")
-               + "pipeline parallelism with async scheduling")
+    if not _uses_v2_runner(state):
+        raise _pyd("VllmConfig", "Model Runner V1 does not support: " + ", ".join(found))
 
 
 def _lookup_connector(state: State, kv: dict) -> None:
