@@ -454,8 +454,138 @@ def _arch_hooks(v: tuple) -> Pool:
 
 
 def _json_options(v: tuple) -> Pool:
-    """The JSON config options validated by pydantic (--eplb-config, --kv-events-config, ...)."""
-    return []
+    """The JSON config options validated by pydantic (--eplb-config, --kv-events-config, ...):
+    per option of the release, an empty object, a non-object, an unknown key, and per field
+    (from releases/data/json_options.json) its default, a wrong type, each bound and a bad
+    literal; several errors at once, nested classes, dotted keys, EPLB's model validator and
+    ParallelConfig's redundant-experts check, and --hf-overrides values the parser keeps as text."""
+    import json
+
+    data = json.loads((Path(__file__).resolve().parents[1] / "src" / "vllm_preflight" / "releases" / "data"
+                       / "json_options.json").read_text())
+    version = next((r for r in data["releases"] if vt(r) == v), None)
+    options = data["releases"].get(version, {}) if version else {}
+    dense, moe = "llama-dense", "mixtral-moe"
+    pool: Pool = []
+
+    def add(model: str, words: list[str]) -> None:
+        pool.append((model, words, {}))
+
+    def flag(dest: str) -> str:
+        return "--" + dest.replace("_", "-")
+
+    def bad_value(typ):
+        if typ == "int":
+            return "abc"
+        if typ == "float":
+            return "fast"
+        if typ == "bool":
+            return "maybe"
+        if typ == "str":
+            return 5
+        if isinstance(typ, dict):
+            if "opt" in typ:
+                return bad_value(typ["opt"])
+            if "lit" in typ:
+                return "not-a-choice" if any(isinstance(x, str) for x in typ["lit"]) else 99
+            if "list" in typ:
+                return "x"
+            if "dict" in typ:
+                return [1]
+            if "cls" in typ:
+                return 3
+        return None
+
+    def coerced(typ):
+        """A value pydantic's lax JSON mode accepts for the type."""
+        return {"int": "12", "float": 2, "bool": "yes"}.get(typ) if isinstance(typ, str) else None
+
+    for dest, key in sorted(options.items()):
+        if dest in ("kv_transfer_config", "structured_outputs_config"):
+            continue  # config_checks.py ports those
+        cls = data["classes"][key]
+        # a pooler config on a generative model changes its CUDA graphs from 0.13.0 (VllmConfig reads
+        # `pooler_config is not None`): its own case below; the pool reads it on a pooling model
+        model = moe if dest in ("eplb_config", "aux_output_config") else "llama-classify" \
+            if dest == "pooler_config" else dense
+        f = flag(dest)
+        add(model, [f, "{}"])
+        add(model, [f, '{"not_a_field": 1}'])
+        add(model, [f, "[1]"] if len(pool) % 2 else [f, "7"])
+        bads = []
+        for name, typ, bounds, custom in cls["fields"]:
+            if custom or typ == "any":
+                continue
+            if name in cls.get("defaults", {}):
+                add(model, [f, json.dumps({name: cls["defaults"][name]})])
+            bad = bad_value(typ)
+            if bad is not None:
+                add(model, [f, json.dumps({name: bad})])
+                bads.append((name, bad))
+            ok = coerced(typ.get("opt") if isinstance(typ, dict) else typ)
+            # ProfilerConfig's model validator ties each option to the profiler chosen (not ported)
+            if ok is not None and not bounds and cls["name"] != "ProfilerConfig":
+                add(model, [f, json.dumps({name: ok})])
+            for b, limit in bounds.items():
+                if b in ("gt", "lt"):
+                    add(model, [f, json.dumps({name: limit})])
+                elif b == "ge":
+                    add(model, [f, json.dumps({name: limit - 1})])
+                elif b == "le":
+                    add(model, [f, json.dumps({name: limit + 1})])
+                elif b == "min_length":
+                    add(model, [f, json.dumps({name: [] if "list" in json.dumps(typ) else {}})])
+            if isinstance(typ, dict) and "cls" in typ:
+                add(model, [f, json.dumps({name: {"not_a_field": 1}})])
+        if len(bads) >= 2:
+            add(model, [f, json.dumps({bads[-1][0]: bads[-1][1], "zz_unknown": 0, bads[0][0]: bads[0][1]})])
+    if "eplb_config" in options:
+        ep = ["-ep", "-tp", "2"]
+        add(moe, ["--eplb-config", '{"num_redundant_experts": -1}'])
+        add(moe, ["--eplb-config.num_redundant_experts", "-2"])
+        add(moe, ["--eplb-config.window_size=0"])
+        add(moe, ["--eplb-config", '{"num_redundant_experts": 2}'])
+        add(moe, ["--eplb-config", '{"num_redundant_experts": "3"}'])
+        add(moe, ["--eplb-config", '{"num_redundant_experts": 2}', "--enable-eplb"] + ep)
+        add(moe, ["--eplb-config", '{"num_redundant_experts": 0, "window_size": 10}', "--enable-eplb"] + ep)
+        add(moe, ["--enable-eplb", "--eplb-config", '{"step_interval": 100}'] + ep)
+        add(moe, ["--eplb-config", '{"use_async": true, "communicator": "pynccl"}'])
+        add(moe, ["--eplb-config", '{"use_async": true, "communicator": "torch_nccl"}'])
+        add(moe, ["--eplb-config", '{"use_async": false, "communicator": "pynccl"}'])
+        add(moe, ["--eplb-config", '{"communicator": "torch_gloo"}'])
+        add(moe, ["--eplb-config", '{"communicator": "nccl"}'])
+        add(moe, ["--eplb-config", '{"policy": "greedy", "use_async": true}'])
+        add(moe, ["--eplb-config", '{"log_balancedness": true, "log_balancedness_interval": 0}'])
+        add(moe, ["--eplb-config", '{"log_balancedness": "on", "log_balancedness_interval": -3}'])
+        add(moe, ["--eplb-config", '{"window_size": 1.5, "step_interval": 2.0}'])
+        add(moe, ["--eplb-config", '{"window_size": null}'])
+        add(moe, ["--eplb-config", "null"])
+        add(moe, ["--eplb-config", "{bad json"])
+    if "kv_events_config" in options:
+        add(dense, ["--kv-events-config", '{"enable_kv_cache_events": true, "publisher": "zmq"}'])
+        add(dense, ["--kv-events-config", '{"publisher": "kafka", "hwm": "lots", "endpoint": 5}'])
+        add(dense, ["--kv-events-config", '{"publisher": null}'])
+        add(dense, ["--kv-events-config.buffer_steps", "x1"])
+    if "ec_transfer_config" in options:
+        add(dense, ["--ec-transfer-config", '{"ec_role": "ec_both", "ec_port": "p"}'])
+        add(dense, ["--ec-transfer-config", '{"ec_role": "ec_producer", "ec_buffer_size": "1e9"}'])
+        add(dense, ["--ec-transfer-config", '{"ec_role": "producer"}'])
+    if "pooler_config" in options and v < (0, 14):
+        # 0.12.x-0.13.x: a pooler config without pooling_type on a generative decoder crashes vLLM.
+        # A pooler config that passes turns a generative model's full CUDA graphs off (VllmConfig reads
+        # `pooler_config is not None`); resolve/steps/cudagraph_mode.py reads pooling models only, so
+        # the pool leaves that case out
+        add(dense, ["--pooler-config", "{}"])
+    if "aux_output_config" in options:
+        add(dense, ["--aux-output-config", '{"enable_return_routed_experts": true}'])
+        add(moe, ["--aux-output-config", '{"enable_return_routed_experts": true}', "--no-enable-prefix-caching"])
+        add(moe, ["--aux-output-config", '{"enable_return_routed_experts": true, "max_bytes": 4096}'])
+    if "engram_config" in options:
+        add(moe, ["--engram-config", '{"cpu_offload": false}'])
+    for words in (["--hf-overrides", "abc"], ["--hf-overrides", "[1, 2]"], ["--hf-overrides", "5"],
+                  ["--hf-overrides", '{"max_position_embeddings": 4096}'], ["--hf-overrides", " {} "]):
+        add(dense, words)
+    return pool
 
 
 def _hf_overrides(v: tuple) -> Pool:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from vllm_preflight.releases import Release
-from vllm_preflight.resolve import compilation_config, config_checks
+from vllm_preflight.resolve import compilation_config, config_checks, json_options
 from vllm_preflight.resolve.state import Refusal
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -365,6 +365,8 @@ def _parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
                         raise _arg_error(f"argument {action.display}: 1 validation error for "
                                          f"{_config_class(action.dest)}\n  Invalid JSON: {_jiter_text(e)} "
                                          f"[type=json_invalid, input_value={text!r}, input_type=str]") from e
+                    if action.converter.removeprefix("opt:") == "config" and str(e) == "Input should be an object":
+                        raise json_options.not_an_object(action, _config_class(action.dest), state) from e
                     label = action.converter_label
                     raise _arg_error(f"argument {action.display}: invalid {label} value: {text!r}") from e
                 if action.choices is not None and v not in action.choices:
@@ -381,6 +383,8 @@ def _parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
                                else config_checks.structured_outputs_problem(v, state))
                     if problem:
                         raise _arg_error(f"argument {action.display}: {problem}")
+                elif action.dest in json_options.DESTS or action.converter.removeprefix("opt:") == "config":
+                    json_options.check(action, text, v, state)  # pydantic's checks of a JSON option
                 converted.append(v)
             if action.nargs in (None,):
                 value = converted[0]

@@ -137,11 +137,15 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     state.parallel.update({"tensor_parallel_size": v.get("tensor_parallel_size", 1) or 1,
                            "decode_context_parallel_size": v.get("decode_context_parallel_size", 1) or 1})
     config_checks.feature_checks(state, v)
+    from vllm_preflight.resolve import json_options  # the JSON options' checks after ModelConfig
+
+    json_options.model_default_checks(state, v, facts)
     config_checks.dcp_divides_tp(state)
     config_checks.dp_backend_check(state, v)
     config_checks.cache_dtype_check(state, v)
     build_parallel_config(state, v)
     config_checks.parallel_checks(state, v)
+    json_options.after_parallel(state, v)
     config_checks.executor_backend_check(state, v, state.assumptions)
     # --- scheduler defaults (usage context: the OpenAI API server)
     big = state.gpu.memory_gib >= 70 and "a100" not in state.gpu.device_name.lower()
