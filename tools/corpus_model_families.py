@@ -294,7 +294,12 @@ def _lora(v: tuple) -> Pool:
                  ("llama-dense", on + ["--enable-mixed-moe-lora-format"], {})]
     if v >= (0, 26, 0):
         pool += [("mixtral-moe", on + ["--enable-moe-shared-loras"], {}),
-                 ("llama-dense", on, {"INKLING_MULTIMEM_AR": "1"})]
+                 ("llama-dense", on, {"INKLING_MULTIMEM_AR": "1"}),
+                 # Inkling LoRA needs its fused all-reduce off (0.26.0+, when Inkling is registered)
+                 ("lora-inkling", on, {}),
+                 ("lora-inkling", on + ["--max-loras", "2"], {"INKLING_MULTIMEM_AR": "1"}),
+                 ("lora-inkling", on, {"INKLING_MULTIMEM_AR": "0"}),
+                 ("lora-inkling", [], {})]
     if v >= (0, 31, 0):
         pool += [("llama-dense", on + ["--max-lora-cls-labels", "0"], {}),
                  ("llama-classify", on + ["--max-lora-cls-labels", "4"], {}),
