@@ -382,6 +382,10 @@ def _quantization(v: tuple) -> Pool:
         pool["quant-modelopt-fp4"] = [[D, "float32"], [Q, "modelopt_fp4", D, "float"]]
     if v >= (0, 20, 0):
         pool["quant-fp8-tensor"].append([Q, "deepseek_v4_fp8"])
+    if (0, 30, 0) <= v < (0, 33, 0):
+        # real vLLM 0.30.0 here cannot inspect the Llava classes at all ("failed to be
+        # inspected"), whatever the quantization: the text_config checkpoint is left out
+        del pool["quant-llava-text-config-awq"]
     if v >= (0, 14, 0):  # the flag exists from 0.14.0 (with the deprecated-method check)
         pool["quant-fbgemm-fp8"].append([Q, "fbgemm_fp8", "--allow-deprecated-quantization"])
     if v >= (0, 20, 0):  # online quantization shorthands

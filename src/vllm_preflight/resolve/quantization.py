@@ -382,9 +382,11 @@ def verify_config(state: State, facts: ModelFacts, values: dict) -> None:
     q = state.model_cfg.get("quant_config")
     if method == "modelopt_mixed" and q is not None and "quantized_layers" not in q and v >= (0, 17, 0):
         q = None  # its per-layer map is read from hf_quant_config.json instead (weight_utils, 0.17.0+)
-    shorthand = q is None and v >= (0, 30, 0) and method in (rel.get("online_shorthands") or []) and method != "fp8"
+    shorthand = q is None and v >= (0, 22, 0) and method in (rel.get("online_shorthands") or []) and method != "fp8"
     if shorthand:
-        # an online-quantization shorthand builds OnlineQuantizationConfig (weight_utils, 0.30.0+)
+        # an online-quantization shorthand builds OnlineQuantizationConfig (0.22.0+: EngineArgs resolves
+        # it into model_config.quantization_config, which weight_utils.get_quant_config builds from;
+        # 0.30.0+ the ambiguous mxfp4/mxfp8 are resolved there too)
         cls = classes.get("online")
     if cls is None:
         return
