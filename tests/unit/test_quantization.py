@@ -199,3 +199,50 @@ def test_unread_model_states_an_assumption():
     res = resolve(Deployment(argv=("vllm", "serve", "org/not-a-known-model", "--quantization", "fp8"), env=(),
                              source="t"), "0.12.0")
     assert any(a.fact == "model.quantization_config" for a in res.assumptions)
+
+
+# ------------------------------------------------------------------ rules read from the sources of other releases
+def test_gguf_claims_any_checkpoint_only_from_0_20_to_0_23():
+    # GGUFConfig.override_quantization_method (0.20.0 gguf.py:86-93); gguf leaves the methods in 0.24.0
+    q = {"quant_method": "fp8"}
+    assert Q._override("gguf", q, "gguf", _facts(q), (0, 20, 0), {}) == "gguf"
+    assert Q._override("gguf", q, "gguf", _facts(q), (0, 19, 0), {}) is None
+    assert Q._override("gguf", q, None, _facts(q), (0, 22, 0), {}) is None
+
+
+def test_moe_wna16_accepts_no_op_act_order_from_0_30():
+    # 0.30.0 moe_wna16.py: normalize_and_validate_gptq_desc_act turns desc_act off for group_size -1
+    q = {**GPTQ_4, "desc_act": True, "group_size": -1}
+    assert Q._override("moe_wna16", q, "moe_wna16", _facts(q), (0, 30, 0), {}) == "moe_wna16"
+    assert Q._override("moe_wna16", q, "moe_wna16", _facts(q), (0, 29, 0), {}) is None
+    assert Q._override("moe_wna16", GPTQ_4, None, _facts(GPTQ_4), (0, 30, 0), {}) is None  # only when asked
+
+
+def test_deepseek_v4_fp8_claims_fp8_checkpoints_of_its_models_or_when_asked():
+    q = {"quant_method": "fp8", "weight_block_size": [128, 128]}
+    v4 = _facts(q, model_type="deepseek_v4")
+    assert Q._override("deepseek_v4_fp8", q, None, v4, (0, 20, 0), {}) == "deepseek_v4_fp8"
+    assert Q._override("deepseek_v4_fp8", q, None, _facts(q), (0, 20, 0), {}) is None
+    assert Q._override("deepseek_v4_fp8", q, "deepseek_v4_fp8", _facts(q), (0, 33, 0), {}) == "deepseek_v4_fp8"
+
+
+def test_humming_refuses_gpt_oss_mxfp4_from_0_21():
+    q = {"quant_method": "mxfp4"}
+    oss = _facts(q, model_type="gpt_oss")
+    assert Q._override("humming", q, "humming", oss, (0, 20, 0), {}) == "humming"
+    with pytest.raises(Exception) as e:
+        Q._override("humming", q, "humming", oss, (0, 21, 0), {})
+    assert "--moe-backend humming" in getattr(e.value, "message", "")
+
+
+def test_awq_marlin_is_skipped_for_batch_invariance_from_0_20():
+    q = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}
+    assert Q._override("awq_marlin", q, None, _facts(q), (0, 20, 0), {"VLLM_BATCH_INVARIANT": "1"}) is None
+    assert Q._override("awq_marlin", q, None, _facts(q), (0, 19, 0), {"VLLM_BATCH_INVARIANT": "1"}) == "awq_marlin"
+
+
+def test_online_shorthands_on_an_unquantized_model():
+    # 0.33.0: mxfp8 is an online shorthand here (ModelOptMxFp8Config only for mxfp8 checkpoints)
+    assert _error("llama-dense", "--quantization", "mxfp8", target="0.33.0") is None
+    err = _error("llama-dense", "--quantization", "online", target="0.33.0")
+    assert err == ("TypeError", "OnlineQuantizationConfig.__init__() missing 1 required positional argument: 'args'")

@@ -17,11 +17,25 @@ Two places in vLLM check it while the config is built:
    its minimum GPU capability and its supported activation dtypes are checked against the
    GPU (an H200: 90) and the model's dtype.
 
-The per-release lists (methods, overrides, deprecated) and per-class facts (minimum
-capability, activation dtypes, config file names, constructor arguments) are data:
+The per-release lists (methods, overrides, deprecated, online shorthands) and per-class facts
+(minimum capability, activation dtypes, config file names, constructor arguments) are data:
 releases/data/quantization.json, read from each release's sources by
 tools/extract_quantization_facts.py. The override rules themselves are ported below, each
-with the releases it holds for.
+with the releases it holds for. Where the rules change (read in the sources; goldens on real
+0.12.0, pr29558, 0.16.0, 0.33.0 and others recorded in tests/golden/data/model_families/quantization/):
+0.11.1 fp_quant; 0.12.0 cpu_gptq/cpu_awq (CPU only); 0.14.0 deprecated methods and
+--allow-deprecated-quantization, ModelOpt producer algos FP8_PER_CHANNEL_PER_TOKEN/FP8_PB_WO,
+"FP8" in the algo upper-cased; 0.15.0 auto-round runs as inc; 0.16.0 bitblas, marlin_24, ipex
+gone, ModelOpt FP8 exact, modelopt_mxfp8; 0.17.0 modelopt_mixed, one ModelOpt algo reader,
+modelopt_mixed reads hf_quant_config.json without quantized_layers; 0.20.0 gpt_oss_mxfp4,
+deepseek_v4_fp8, humming (probed first when asked), gguf claims every checkpoint (to 0.23),
+VLLM_BATCH_INVARIANT skips awq_marlin; 0.21.0 humming refuses gpt-oss MXFP4; 0.22.0 gptq ->
+auto_gptq, online shorthands; 0.22.0 any "modelopt*" method is read as ModelOpt; 0.24.0 awq ->
+auto_awq, gguf gone; 0.26.0 legacy ModelOpt configs; 0.28.0 bitsandbytes gone; 0.30.0 GPTQ
+act-order refused (no-op act-order accepted by moe_wna16); 0.33.0 ModelOpt MIXED_PRECISION.
+Assumptions: the bitblas package is not installed (gptq_bitblas never claims a checkpoint,
+as on the oracle); a model folder holds no quantization file besides config.json; a
+checkpoint's config is otherwise valid for its method (only the refusals ported below).
 """
 from __future__ import annotations
 
