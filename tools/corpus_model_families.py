@@ -121,6 +121,11 @@ def _multimodal(v: tuple) -> Pool:
         ("mm-mistral3", ["--mm-processor-kwargs", "5"], {}), ("mm-llama4", ["--mm-processor-kwargs", "null"], {}),
         (mm, [lim, '{"image": 1, "video": 2.5}', "--media-io-kwargs", "[1]"], {}),
         (mm, ["--skip-mm-profiling", "--interleave-mm-strings"], {}),
+        # other spellings of the same options
+        ("mm-gemma3", ["--limit_mm_per_prompt", '{"image": -1}'], {}),
+        ("mm-llava", ["--limit-mm-per-prompt.video=0", "--limit-mm-per-prompt.image=2"], {}),
+        ("mm-qwen2.5-vl", ["--limit-mm-per-prompt.image={\"count\": 1, \"width\": 0}"], {}),
+        ("mm-internvl", ["--mm-processor-cache-gb=-1"], {}), ("llama-dense", ["--mm_processor_cache_gb=-1"], {}),
     ]
     if v >= (0, 11, 1):  # --mm-encoder-attn-backend and --enable-mm-embeds
         pool += [

@@ -61,12 +61,13 @@ def _data() -> dict:
         return json.load(f)
 
 
-def _as_of(table: dict, key: tuple) -> Any:
-    """The entry of a {first release: value} table that holds for release `key`."""
+@lru_cache(maxsize=256)
+def _as_of(table: str, key: tuple) -> Any:
+    """The entry of the data file's {first release: value} table `table` that holds for release `key`."""
     found = None
-    for since in sorted(table, key=lambda s: tuple(int(x) for x in s.split("."))):
+    for since, value in sorted(_data()[table].items(), key=lambda kv: tuple(int(x) for x in kv[0].split("."))):
         if tuple(int(x) for x in since.split(".")) <= key:
-            found = table[since]
+            found = value
     return found
 
 
@@ -198,7 +199,7 @@ def _backend_error(key: tuple, name: str) -> str | None:
     if key >= (0, 12, 0) and upper == "XFORMERS":
         return ("Value error, Attention backend 'XFORMERS' has been removed (See PR #29262 for details). "
                 "Please select a supported attention backend.")
-    members = _as_of(_data()["encoder_attn_backends"], key) or []
+    members = _as_of("encoder_attn_backends", key) or []
     if upper not in members:
         return f"Value error, Unknown attention backend: '{upper}'. Valid options are: {', '.join(members)}"
     return None
@@ -251,7 +252,7 @@ def _multimodal_config(state: State, v: dict, facts: ModelFacts, limit: Any, cac
     # ModelConfig.__post_init__, after MultiModalConfig
     if key >= (0, 27, 0) and rate is not None and rate > 0:
         method = v.get("video_pruning_method", "evs")
-        supported = (_as_of(_data()["video_pruning_methods"], key) or {}).get(facts.architecture)
+        supported = (_as_of("video_pruning_methods", key) or {}).get(facts.architecture)
         if supported and method not in supported:
             # vLLM prints the registry's tuple as it reads it back from its model-info cache
             # (JSON: a list); only the very first inspection of the class on a machine shows a tuple
