@@ -141,3 +141,16 @@ def test_lora_changes_no_compiled_setting(version, registry):
         with_lora = _run(version, "--enable-lora", "--max-loras", "4", *extra)
         assert base.vllm_error is None and with_lora.vllm_error is None
         assert with_lora.resolved["compilation_config"] == base.resolved["compilation_config"]
+
+
+def test_dual_stream_env_is_read_as_an_integer_from_0_20_0():
+    """LoRAConfig's validator reads VLLM_LORA_ENABLE_DUAL_STREAM as `bool(int(text))` (0.20.0+):
+    text that is no integer fails inside the validator; with fully sharded LoRAs it is a warning."""
+    bad = {"VLLM_LORA_ENABLE_DUAL_STREAM": "true"}
+    assert _err(_run("0.20.0", "--enable-lora", env=bad)) == (
+        "ValidationError", ("1 validation error for LoRAConfig\n  Value error, invalid literal for int() with base 10: "
+                           "'true'"))
+    assert _run("0.19.1", "--enable-lora", env=bad).vllm_error is None
+    assert _run("0.33.0", env=bad).vllm_error is None  # no LoRAConfig, no read
+    res = _run("0.33.0", "--enable-lora", "--fully-sharded-loras", env={"VLLM_LORA_ENABLE_DUAL_STREAM": "1"})
+    assert res.vllm_error is None

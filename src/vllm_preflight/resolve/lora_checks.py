@@ -114,10 +114,20 @@ def build_lora_config(state: State, values: dict) -> dict:
     if cpu is not None and cpu < max_loras:
         dot = "." if key >= (0, 14, 0) else ""
         raise _pyd(f"max_cpu_loras ({cpu}) must be >= max_loras ({max_loras}){dot}")
-    if key >= (0, 20, 0) and state.env_flag("VLLM_LORA_ENABLE_DUAL_STREAM") and values.get("fully_sharded_loras"):
+    if key >= (0, 20, 0) and _dual_stream(state) and values.get("fully_sharded_loras"):
         state.log("warning", "fully_sharded_loras isn't compatible with VLLM_LORA_ENABLE_DUAL_STREAM, set "
                              "VLLM_LORA_ENABLE_DUAL_STREAM=False", once=True)
     return {"max_lora_rank": rank, "max_loras": max_loras, "max_cpu_loras": cpu or max_loras}
+
+
+def _dual_stream(state: State) -> bool:
+    """VLLM_LORA_ENABLE_DUAL_STREAM, read as vLLM reads it (`bool(int(text))`) in LoRAConfig's
+    validator: text that is not an integer fails there."""
+    text = state.env.get("VLLM_LORA_ENABLE_DUAL_STREAM", "0")
+    try:
+        return bool(int(text))
+    except ValueError:
+        raise _pyd(f"invalid literal for int() with base 10: {text!r}") from None
 
 
 def _speculative_budget(state: State) -> None:
@@ -135,6 +145,9 @@ def model_checks(state: State, values: dict, facts: ModelFacts, model: str) -> N
     if not values.get("enable_lora"):
         return
     key = _key(state)
+    if key < (0, 11, 1) and (values.get("cpu_offload_gb") or 0) > 0 \
+            and state.env.get("VLLM_USE_V1", "1").strip() == "0":  # verify_with_cache_config
+        raise validation_error("V0 LoRA does not support CPU offload, please use V1.")
     if key >= (0, 33, 0):
         backend = values.get("moe_backend")
         backend = backend.lower().replace("-", "_") if isinstance(backend, str) else backend
