@@ -321,8 +321,66 @@ def _lora(v: tuple) -> Pool:
 
 
 def _max_model_len(v: tuple) -> Pool:
-    """--max-model-len against the model's derived maximum length."""
-    return []
+    """--max-model-len against the model's derived maximum length: position keys (max_position_embeddings,
+    n_positions, max_seq_len, seq_length, model_max_length, max_target_positions, none at all), RoPE
+    scaling types (linear, dynamic, yarn with and without original_max_position_embeddings, llama3,
+    longrope/su, a null factor, an integer factor, Gemma3's pre-scaled length), sliding windows,
+    a multimodal text_config, an encoder-decoder; values below, at, just above and far above the
+    limit, human-readable forms, -1 / auto (0.14.0+), 0 and tiny lengths, and
+    VLLM_ALLOW_LONG_MAX_MODEL_LEN set to values that do and do not allow."""
+    def m(n) -> list[str]:
+        return ["--max-model-len", str(n)]
+    allow, deny = {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}, {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "0"}
+    pool: Pool = [
+        ("llama-dense", m(8192), {}), ("llama-dense", m(8193), {}), ("llama-dense", m(100000), {}),
+        ("llama-dense", m(4096), {}), ("llama-dense", m("8k"), {}), ("llama-dense", m("8K"), {}),
+        ("llama-dense", m("9K"), {}), ("llama-dense", m("8.2k"), {}), ("llama-dense", m(1), {}),
+        ("llama-dense", m(16), {}), ("llama-dense", m(0), {}), ("llama-dense", m(-1), {}),
+        ("llama-dense", m(8193), allow), ("llama-dense", m(8193), deny),
+        ("llama-dense", m(8193), {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "true"}),
+        ("llama-dense", m(8193), {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "yes"}),
+        ("llama-dense", m(1000000), {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": " TRUE "}),
+        ("len-llama-linear-rope", [], {}), ("len-llama-linear-rope", m(8192), {}),
+        ("len-llama-linear-rope", m(8193), {}),
+        ("len-llama-dynamic-rope", m(16384), {}), ("len-llama-dynamic-rope", m(16385), {}),
+        ("len-llama-dynamic-rope", m(20000), allow),
+        ("len-llama3-rope", [], {}), ("len-llama3-rope", m(131072), {}), ("len-llama3-rope", m(131073), {}),
+        ("len-llama3-rope", m("128K"), {}), ("len-llama3-rope", m("1M"), {}),
+        ("len-llama-seq-length", [], {}), ("len-llama-seq-length", m(4096), {}),
+        ("len-llama-seq-length", m(4097), {}),
+        ("len-llama-int-factor", m(6144), {}), ("len-llama-int-factor", m(6145), {}),
+        ("len-llama-null-factor", [], {}), ("len-llama-null-factor", m(4097), {}),
+        ("len-llama-no-mpe", [], {}), ("len-llama-no-mpe", m(2048), {}), ("len-llama-no-mpe", m(2049), {}),
+        ("len-qwen2-yarn", [], {}), ("len-qwen2-yarn", m(32768), {}), ("len-qwen2-yarn", m(32769), {}),
+        ("len-qwen2-yarn", m(131072), {}), ("len-qwen2-yarn", m(131073), {}),
+        ("len-qwen2-yarn", m(131073), allow), ("len-qwen2-yarn", m(-1), {}),
+        ("len-qwen2-yarn-no-ompe", [], {}), ("len-qwen2-yarn-no-ompe", m(32769), {}),
+        ("len-phi3-longrope", [], {}), ("len-phi3-longrope", m(4097), {}),
+        ("len-phi3-longrope", m(131072), {}), ("len-phi3-longrope", m(131073), {}),
+        ("len-mistral-swa", [], {}), ("len-mistral-swa", m(32769), {}),
+        ("len-mistral-swa", ["--disable-sliding-window"], {}),
+        ("len-mistral-swa", ["--disable-sliding-window"] + m(4096), {}),
+        ("len-mistral-swa", ["--disable-sliding-window"] + m(4097), {}),
+        ("len-mistral-swa", ["--disable-sliding-window"] + m(8192), allow),
+        ("len-cohere-model-max-length", [], {}), ("len-cohere-model-max-length", m(8193), {}),
+        ("len-cohere-model-max-length", m(131072), {}), ("len-cohere-model-max-length", m(131073), {}),
+        ("len-gpt2-n-positions", [], {}), ("len-gpt2-n-positions", m(1024), {}),
+        ("len-gpt2-n-positions", m(1025), {}),
+        ("len-mamba-no-keys", [], {}), ("len-mamba-no-keys", m(1000000), {}), ("len-mamba-no-keys", m(-1), {}),
+        ("len-gemma3-text-linear", [], {}), ("len-gemma3-text-linear", m(131072), {}),
+        ("len-gemma3-text-linear", m(131073), {}),
+        ("len-gemma3-text-linear", ["--disable-sliding-window"] + m(513), {}),
+        ("len-llava-text-config", [], {}), ("len-llava-text-config", m(8192), {}),
+        ("len-llava-text-config", m(8193), {}),
+        ("whisper-encdec", [], {}), ("whisper-encdec", m(448), {}), ("whisper-encdec", m(449), {}),
+        ("gpt-oss-moe", m(8192), {}), ("gpt-oss-moe", m(8193), {}),
+        ("deepseek-v3-moe", m(8193), {}),
+    ]
+    if v < (0, 29):  # MPT: a config without RoPE keyed by max_seq_len (its architecture left vLLM in 0.29.0)
+        pool += [("len-mpt-max-seq-len", m(2048), {}), ("len-mpt-max-seq-len", m(2049), {})]
+    if v >= (0, 14):  # human_readable_int_or_auto: "auto" and -1 ask for the derived length
+        pool += [("llama-dense", m("auto"), {}), ("len-qwen2-yarn", m("AUTO"), {}), ("llama-dense", m(-2), {})]
+    return pool
 
 
 def _quantization(v: tuple) -> Pool:

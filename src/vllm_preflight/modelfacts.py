@@ -27,6 +27,20 @@ class ModelFacts:
     quantized: bool = False
     num_attention_heads: int = 0  # 0: not known (TP divisibility is then not checked)
     num_key_value_heads: int = 0  # 0: not known (decode context parallel limits not checked)
+    # what max_model_len is derived from (resolve/model_len.py), read from the text config:
+    # the position key vLLM picks ("?": nothing read, nothing checked; "": no key at all) and
+    # its value, a truthy model_max_length, the RoPE type ("" none; legacy names normalised),
+    # its factor as JSON text ("" none, "null", "4.0", "3"), original_max_position_embeddings
+    # in the RoPE parameters and at the top level, the sliding window (0 none), model_type
+    max_len_key: str = "?"
+    max_len_value: int = 0
+    model_max_length: int = 0
+    rope_type: str = ""
+    rope_factor: str = ""
+    rope_original_max_position_embeddings: int = 0
+    original_max_position_embeddings: int = 0
+    sliding_window: int = 0
+    text_model_type: str = ""
 
     @property
     def raw_config(self) -> dict | None:
@@ -110,6 +124,60 @@ def _quantization_keys(cfg: dict) -> dict:
     return {**{k: cfg.get(k) for k in keys}, "text_config": {k: text.get(k) for k in keys}}
 
 
+# the position keys vLLM reads for the model's length, in its order (the first smallest wins)
+_LEN_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+             "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
+# Transformers' attribute_map: these configs answer max_position_embeddings with n_positions
+_N_POSITIONS_AS_MPE = ("gpt2", "gpt_bigcode", "gptj", "codegen", "gpt_neo")
+# config classes' defaults for a key the config.json leaves out (Transformers' __init__ defaults)
+_LEN_DEFAULTS = {"llama": 2048, "mistral": 131072, "mixtral": 131072, "qwen2": 32768, "qwen2_moe": 32768,
+                 "qwen3": 32768, "qwen3_moe": 32768, "gemma": 8192, "gemma2": 8192, "gemma3_text": 131072,
+                 "phi3": 4096, "cohere": 8192, "deepseek_v2": 2048, "deepseek_v3": 4096, "gpt2": 1024,
+                 "whisper": 448, "mpt": 2048}
+_LEN_DEFAULT_KEY = {"whisper": "max_target_positions", "mpt": "max_seq_len"}
+# config classes with RoPE (a rope_theta default) although config.json may not say so
+_ROPE_TYPES = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
+               "gemma3_text", "phi3", "cohere", "deepseek_v2", "deepseek_v3", "deepseek_v32", "gpt_oss", "glm4_moe",
+               "kimi_k2", "llama4_text", "minimax_m2", "minimax_text_01")
+# Qwen2-family configs drop sliding_window unless use_sliding_window
+_USE_SLIDING_WINDOW = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
+
+
+def _max_len_keys(t: dict) -> dict:
+    """The text config's facts for the derived max_model_len (resolve/model_len.py)."""
+    mtype = str(t.get("model_type") or "")
+    values = {k: t.get(k) for k in _LEN_KEYS}
+    if mtype in _N_POSITIONS_AS_MPE and values["n_positions"] is not None:
+        values["max_position_embeddings"] = values["n_positions"]
+    if mtype in _LEN_DEFAULTS:
+        values[_LEN_DEFAULT_KEY.get(mtype, "max_position_embeddings")] = values.get(
+            _LEN_DEFAULT_KEY.get(mtype, "max_position_embeddings")) or _LEN_DEFAULTS[mtype]
+    key, value = "", 0
+    for k in _LEN_KEYS:
+        v = values[k]
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and (not key or v < value):
+            key, value = k, int(v)
+    rope_given = t.get("rope_parameters") if isinstance(t.get("rope_parameters"), dict) else t.get("rope_scaling")
+    rope: dict = rope_given if isinstance(rope_given, dict) else {}
+    rtype = str(rope.get("rope_type") or rope.get("type") or "")
+    rtype = {"su": "longrope", "mrope": "default"}.get(rtype, rtype)
+    if not rtype and ("rope_theta" in t or mtype in _ROPE_TYPES):
+        rtype = "default"
+    factor = rope.get("factor", "") if rope else ""
+    window = t.get("sliding_window")
+    if mtype in _USE_SLIDING_WINDOW and not t.get("use_sliding_window", False):
+        window = None
+    top_ompe = t.get("original_max_position_embeddings")
+    return {"max_len_key": key, "max_len_value": value,
+            "model_max_length": int(t.get("model_max_length") or 0),
+            "rope_type": rtype, "rope_factor": "" if factor == "" else json.dumps(factor),
+            "rope_original_max_position_embeddings": int(rope.get("original_max_position_embeddings")
+                                                         or top_ompe or 0),
+            "original_max_position_embeddings": int(top_ompe or 0),
+            "sliding_window": int(window) if isinstance(window, int) and not isinstance(window, bool) else 0,
+            "text_model_type": mtype}
+
+
 def facts_from_config(cfg: dict) -> ModelFacts:
     arch = (cfg.get("architectures") or ["?"])[0]
     nested = cfg.get("text_config")  # multimodal configs keep the language model's fields here
@@ -136,6 +204,7 @@ def facts_from_config(cfg: dict) -> ModelFacts:
         # HF's default: as many KV heads as attention heads
         num_key_value_heads=int(text_cfg.get("num_key_value_heads") or text_cfg.get("num_attention_heads") or 0),
         quantization=_quantization_keys(cfg),
+        **_max_len_keys(text_cfg),
     )
     return _keep_raw(facts, cfg)
 

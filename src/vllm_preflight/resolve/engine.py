@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve import compilation_config, config_checks, lora_checks, model_hooks, quantization
+from vllm_preflight.resolve import compilation_config, config_checks, lora_checks, model_hooks, model_len, quantization
 from vllm_preflight.resolve import multimodal_checks
 from vllm_preflight.resolve.argv import ParsedArgs
 from vllm_preflight.resolve.state import Refusal, State
@@ -121,7 +121,8 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     runner = v.get("runner", "auto")
     is_pooling = runner == "pooling" or (runner == "auto" and facts.is_pooling) or \
         v.get("convert") in ("embed", "classify", "reward")
-    max_model_len = v.get("max_model_len") or facts.max_position_embeddings
+    max_model_len = model_len.verify_max_len(state, facts, v.get("max_model_len"),
+                                             bool(v.get("disable_sliding_window", False)), v.get("hf_overrides"))
     state.model_cfg.update({
         "enforce_eager": bool(v.get("enforce_eager", False)),
         "max_model_len": max_model_len,
