@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from vllm_preflight.model import Assumption
@@ -56,10 +56,6 @@ class ModelFacts:
         if text and isinstance(cfg.get("text_config"), dict):
             cfg = cfg["text_config"]
         return cfg.get(key, default)
-    # what --quantization is checked against (resolve/quantization.py): config.json's
-    # quantization_config / compression_config (also text_config's), dtype and model_type;
-    # None when no config was read
-    quantization: Any = field(default=None, compare=False, repr=False)
 
 
 # Hub ids we know without fetching anything: the config.json keys the resolver reads, kept
@@ -118,10 +114,6 @@ def _bool(text: str) -> bool:
     raise ValueError(f"not a boolean: {text!r}")
 
 
-def _quantization_keys(cfg: dict) -> dict:
-    text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
-    keys = ("quantization_config", "compression_config", "torch_dtype", "dtype", "model_type")
-    return {**{k: cfg.get(k) for k in keys}, "text_config": {k: text.get(k) for k in keys}}
 
 
 # the position keys vLLM reads for the model's length, in its order (the first smallest wins)
@@ -178,7 +170,22 @@ def _max_len_keys(t: dict) -> dict:
             "text_model_type": mtype}
 
 
+def _quantization_keys(cfg: dict) -> dict:
+    """What --quantization is checked against (resolve/quantization.py): config.json's
+    quantization_config / compression_config (also text_config's), dtype and model_type. Kept
+    beside the facts (`_quantization`), not a fact of its own (`--assume` cannot set it)."""
+    text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+    keys = ("quantization_config", "compression_config", "torch_dtype", "dtype", "model_type")
+    return {**{k: cfg.get(k) for k in keys}, "text_config": {k: text.get(k) for k in keys}}
+
+
 def facts_from_config(cfg: dict) -> ModelFacts:
+    facts = _facts_from_config(cfg)
+    object.__setattr__(facts, "_quantization", _quantization_keys(cfg))
+    return facts
+
+
+def _facts_from_config(cfg: dict) -> ModelFacts:
     arch = (cfg.get("architectures") or ["?"])[0]
     nested = cfg.get("text_config")  # multimodal configs keep the language model's fields here
     text_cfg: dict = nested if isinstance(nested, dict) else cfg
@@ -203,7 +210,6 @@ def facts_from_config(cfg: dict) -> ModelFacts:
                                 or text_cfg.get("decoder_attention_heads") or 0),
         # HF's default: as many KV heads as attention heads
         num_key_value_heads=int(text_cfg.get("num_key_value_heads") or text_cfg.get("num_attention_heads") or 0),
-        quantization=_quantization_keys(cfg),
         **_max_len_keys(text_cfg),
     )
     return _keep_raw(facts, cfg)

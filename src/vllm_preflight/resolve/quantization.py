@@ -87,9 +87,15 @@ def checkpoint_quant_config(facts: ModelFacts, v: tuple) -> dict | None:
 
 
 def _keys(facts: ModelFacts) -> dict | None:
-    """The config.json keys read for the model (modelfacts `quantization`); None when no
-    config was read."""
-    keys = facts.quantization
+    """The config.json keys read for the model (kept beside the facts by modelfacts
+    `facts_from_config`); None when no config was read."""
+    keys = facts.__dict__.get("_quantization")
+    if keys is None:  # facts rebuilt by --assume: from the raw config where the facts keep it
+        raw = getattr(facts, "raw_config", None)
+        if isinstance(raw, dict):
+            from vllm_preflight.modelfacts import _quantization_keys
+
+            keys = _quantization_keys(raw)
     return keys if isinstance(keys, dict) else None
 
 
