@@ -444,10 +444,15 @@ def _quantization(v: tuple) -> Pool:
         pool["quant-modelopt-fp4"] = [[D, "float32"], [Q, "modelopt_fp4", D, "float"]]
     if v >= (0, 20, 0):
         pool["quant-fp8-tensor"].append([Q, "deepseek_v4_fp8"])
-    if (0, 30, 0) <= v < (0, 33, 0):
-        # real vLLM 0.30.0 here cannot inspect the Llava classes at all ("failed to be
-        # inspected"), whatever the quantization: the text_config checkpoint is left out
+    if v < (0, 12, 0) or (0, 30, 0) <= v < (0, 33, 0):
+        # the oracle's real vLLM 0.11.x and 0.30.0 cannot inspect the Llava classes at all
+        # ("failed to be inspected"), whatever the quantization: the text_config checkpoint is
+        # left out there
         del pool["quant-llava-text-config-awq"]
+    if v < (0, 12, 0):
+        # 0.11.x builds TorchAOConfig() without arguments, which imports the torchao package
+        # (not installed with vLLM): a property of the machine, not of the command
+        pool["llama-dense"].remove([Q, "torchao"])
     if v >= (0, 14, 0):  # the flag exists from 0.14.0 (with the deprecated-method check)
         pool["quant-fbgemm-fp8"].append([Q, "fbgemm_fp8", "--allow-deprecated-quantization"])
     if v >= (0, 20, 0):  # online quantization shorthands
