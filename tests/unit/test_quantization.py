@@ -128,8 +128,8 @@ def test_override_names_are_accepted_per_release():
 def test_unknown_method_lists_the_release_methods():
     err = _error("llama-dense", "--quantization", "nonsense")
     methods = Q.release_facts("0.12.0")["methods"]
-    assert err == ("ValidationError", "1 validation error for ModelConfig\n  Value error, Unknown quantization "
-                                      f"method: nonsense. Must be one of {methods}.")
+    assert err == ("ValidationError", ("1 validation error for ModelConfig\n  Value error, Unknown quantization "
+                                       f"method: nonsense. Must be one of {methods}."))
 
 
 def test_dtype_support_of_the_resolved_method():
@@ -195,10 +195,25 @@ def test_blocked_weights_follow_the_built_config():
     assert res.vllm_error is None and "+quant_fp8" not in res.resolved["compilation_config"]["custom_ops"]
 
 
-def test_unread_model_states_an_assumption():
-    res = resolve(Deployment(argv=("vllm", "serve", "org/not-a-known-model", "--quantization", "fp8"), env=(),
-                             source="t"), "0.12.0")
+def _hub(*words: str, target: str = "0.12.0"):
+    return resolve(Deployment(argv=("vllm", "serve") + words, env=(), source="t"), target)
+
+
+def test_unread_model_states_an_assumption_and_checks_only_the_name():
+    res = _hub("org/not-a-known-model", "--quantization", "awq")
+    assert res.vllm_error is None  # its checkpoint may well be AWQ: nothing refused on a guess
     assert any(a.fact == "model.quantization_config" for a in res.assumptions)
+    res = _hub("org/not-a-known-model", "--quantization", "awqq")
+    assert res.vllm_error is not None and "Unknown quantization method: awqq" in res.vllm_error.message
+
+
+def test_table_models_carry_their_quantization_config():
+    # openai/gpt-oss-120b's published config.json: quant_method mxfp4
+    res = _hub("openai/gpt-oss-120b", "--quantization", "fp8")
+    assert res.vllm_error is not None and "model config (mxfp4)" in res.vllm_error.message
+    assert _hub("openai/gpt-oss-120b", "--quantization", "fp8", target="0.33.0").vllm_error is None  # gpt_oss_mxfp4
+    res = _hub("Qwen/Qwen3-8B", "--quantization", "gptq")
+    assert res.vllm_error is not None and res.vllm_error.message.endswith("Cannot find the config file for gptq")
 
 
 # ------------------------------------------------------------------ rules read from the sources of other releases

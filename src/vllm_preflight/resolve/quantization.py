@@ -265,10 +265,12 @@ def verify_model(state: State, facts: ModelFacts, values: dict) -> None:
     user = values.get("quantization")
     user = str(user).lower() if user is not None else None  # validate_quantization_before (0.12.0 config/model.py:722-727)
     q = checkpoint_quant_config(facts, v)
-    if _keys(facts) is None and user is not None:
+    unread = _keys(facts) is None
+    if unread and user is not None:
         state.assumptions.append(Assumption(
-            "model.quantization_config", None, "the model's config.json was not read: taken as not quantized, "
-            f"so --quantization {user} is checked as on an unquantized checkpoint"))
+            "model.quantization_config", None, "the model's config.json was not read: --quantization "
+            f"{user} is checked only as a method name of this release; whether it matches the checkpoint, "
+            "the method's config, GPU capability and dtype are not checked"))
     methods: list[str] = rel["methods"]
     if q is not None:
         method = q.get("quant_method", "")
@@ -305,6 +307,7 @@ def verify_model(state: State, facts: ModelFacts, values: dict) -> None:
             state.note("model_config.quantization", "quant.deprecated_method", msg, "warning", user)
     state.model_cfg["quantization"] = user
     state.model_cfg["quant_config"] = q
+    state.model_cfg["quant_unread"] = unread
     # ModelConfig._verify_bnb_config (0.12.0 config/model.py:1075-1100; gone in 0.28.0 with
     # bitsandbytes): 8-bit bitsandbytes checkpoints run eagerly
     top = (_keys(facts) or {}).get("quantization_config")
@@ -394,7 +397,7 @@ def verify_config(state: State, facts: ModelFacts, values: dict) -> None:
     and activation dtype checks."""
     method = state.model_cfg.get("quantization")
     rel = release_facts(state.release.version)
-    if method is None or rel is None:
+    if method is None or rel is None or state.model_cfg.get("quant_unread"):
         return
     v = _vt(state.release.version)
     classes = rel.get("classes") or {}
