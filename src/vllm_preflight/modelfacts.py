@@ -174,7 +174,7 @@ def _quantization_keys(cfg: dict) -> dict:
     """What --quantization is checked against (resolve/quantization.py): config.json's
     quantization_config / compression_config (also text_config's), dtype and model_type. Kept
     beside the facts (`_quantization`), not a fact of its own (`--assume` cannot set it)."""
-    text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+    text: dict = cfg["text_config"] if isinstance(cfg.get("text_config"), dict) else {}
     keys = ("quantization_config", "compression_config", "torch_dtype", "dtype", "model_type")
     return {**{k: cfg.get(k) for k in keys}, "text_config": {k: text.get(k) for k in keys}}
 

@@ -11,8 +11,15 @@ import json
 from typing import Any
 
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve import compilation_config, config_checks, lora_checks, model_hooks, model_len, quantization
-from vllm_preflight.resolve import multimodal_checks
+from vllm_preflight.resolve import (
+    compilation_config,
+    config_checks,
+    lora_checks,
+    model_hooks,
+    model_len,
+    multimodal_checks,
+    quantization,
+)
 from vllm_preflight.resolve.argv import ParsedArgs
 from vllm_preflight.resolve.state import Refusal, State
 
