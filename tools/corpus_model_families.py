@@ -590,8 +590,14 @@ def _json_options(v: tuple) -> Pool:
         add(model, [f, "[1]"] if len(pool) % 2 else [f, "7"])
         bads = []
         for name, typ, bounds, custom in cls["fields"]:
-            if custom or typ == "any":
-                continue
+            if custom is True or typ == "any":
+                continue  # its own field validator (not modelled), or a type not modelled
+            inner = typ.get("opt", typ) if isinstance(typ, dict) else typ
+            lits = inner.get("lit") if isinstance(inner, dict) else None
+            if custom == "norm" and lits:  # lower-cased, dashes to underscores, then the literal
+                add(model, [f, json.dumps({name: str(lits[0]).upper().replace("_", "-")})])
+            if custom == "none_ok":
+                add(model, [f, json.dumps({name: None})])
             if name in cls.get("defaults", {}):
                 add(model, [f, json.dumps({name: cls["defaults"][name]})])
             bad = bad_value(typ)
@@ -637,6 +643,11 @@ def _json_options(v: tuple) -> Pool:
         add(moe, ["--eplb-config", '{"window_size": null}'])
         add(moe, ["--eplb-config", "null"])
         add(moe, ["--eplb-config", "{bad json"])
+        add(moe, ["--enable-eplb", "--eplb-config", '{"num_redundant_experts": -1}'] + ep)
+        if v < (0, 12):  # the deprecated --num-redundant-experts replaces --eplb-config's count
+            add(moe, ["--num-redundant-experts", "2"])
+            add(moe, ["--num-redundant-experts", "0", "--eplb-config", '{"num_redundant_experts": 2}'])
+            add(moe, ["--eplb-config", '{"num_redundant_experts": 2}', "--num-redundant-experts", "1"])
     if "kv_events_config" in options:
         add(dense, ["--kv-events-config", '{"enable_kv_cache_events": true, "publisher": "zmq"}'])
         add(dense, ["--kv-events-config", '{"publisher": "kafka", "hwm": "lots", "endpoint": 5}'])
@@ -646,7 +657,7 @@ def _json_options(v: tuple) -> Pool:
         add(dense, ["--ec-transfer-config", '{"ec_role": "ec_both", "ec_port": "p"}'])
         add(dense, ["--ec-transfer-config", '{"ec_role": "ec_producer", "ec_buffer_size": "1e9"}'])
         add(dense, ["--ec-transfer-config", '{"ec_role": "producer"}'])
-    if "pooler_config" in options and v < (0, 14):
+    if "pooler_config" in options and (0, 12) <= v < (0, 14):
         # 0.12.x-0.13.x: a pooler config without pooling_type on a generative decoder crashes vLLM.
         # A pooler config that passes turns a generative model's full CUDA graphs off (VllmConfig reads
         # `pooler_config is not None`); resolve/steps/cudagraph_mode.py reads pooling models only, so

@@ -12,7 +12,8 @@ parsed. This reads each release's sources (vllm/config/*.py and vllm/engine/arg_
 
 A type is "int" | "float" | "bool" | "str" | "any" | {"lit": [...]} | {"union": [literals]} | {"opt": T} |
 {"list": T} | {"dict": T} | {"cls": KEY}; anything the validator does not model is "any".
-`custom` marks a field with its own field validator (not checked by type); `validators` names
+`custom` marks a field with its own field validator: "norm" (strings lower-cased, dashes to
+underscores, then checked), "none_ok" (None passes, else checked), true (not checked); `validators` names
 the class's model validators / __post_init__ (ported by hand where they refuse, keyed by release).
 
 Usage: python tools/extract_json_options.py [SRC_ROOT]  (SRC_ROOT/<version>/vllm/...)
@@ -159,7 +160,8 @@ def _literal(node: ast.expr):
 
 def _class(name: str, rel: Release, classes: dict) -> str:
     node = rel.classes[name]
-    fields, validators, custom_fields = [], [], set()
+    fields, validators = [], []
+    custom_fields: dict = {}  # field -> what its own validator does (True: not modelled)
     defaults: dict = {}
     for stmt in node.body:
         if isinstance(stmt, ast.FunctionDef):
@@ -167,10 +169,11 @@ def _class(name: str, rel: Release, classes: dict) -> str:
             for d in decos:
                 if d.startswith(("field_validator", "validator")):
                     call = stmt.decorator_list[decos.index(d)]
+                    kind = _field_validator_kind(stmt, d)
                     if isinstance(call, ast.Call):
                         for a in call.args:
                             if isinstance(a, ast.Constant):
-                                custom_fields.add(a.value)
+                                custom_fields[a.value] = kind if custom_fields.get(a.value, kind) == kind else True
                 elif d.startswith(("model_validator", "root_validator")):
                     mode = "before" if "before" in d else "wrap" if "wrap" in d else "after"
                     validators.append(f"{stmt.name}:{mode}")
@@ -201,13 +204,25 @@ def _class(name: str, rel: Release, classes: dict) -> str:
         if not init:
             continue
         typ = _type(stmt.annotation, rel, classes)
-        custom = "*" in custom_fields or fname in custom_fields
+        custom = custom_fields.get("*", custom_fields.get(fname, False))
         fields.append([fname, typ, bounds, custom])
     body = {"name": name, "extra": _extra(node, rel), "fields": fields, "validators": validators,
             "defaults": defaults}
     key = f"{name}-" + hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:8]
     classes[key] = body
     return key
+
+
+def _field_validator_kind(fn: ast.FunctionDef, decorator: str):
+    """Two field validators are modelled: a `before` one that lower-cases a string and turns
+    dashes into underscores ("norm"), and a `wrap` one that lets None through ("none_ok")."""
+    body = ast.unparse(fn)
+    if "mode='before'" in decorator and ".lower().replace('-', '_')" in body and len(fn.body) <= 3:
+        return "norm"
+    if "mode='wrap'" in decorator and "if value is None:" in body and "return handler(value)" in body \
+            and len(fn.body) <= 3:
+        return "none_ok"
+    return True
 
 
 def _engine_arg_class(dest: str, rel: Release) -> str | None:

@@ -156,3 +156,13 @@ def test_recorded_classes_follow_the_sources():
     assert class_of("eplb_config", "0.15.1")["extra"] == "ignore"  # @config forbids extra keys from 0.16.0
     assert class_of("eplb_config", "0.16.0")["extra"] == "forbid"
     assert class_of("attention_config", "0.12.0") is None  # --attention-config from 0.13.0
+
+
+def test_kernel_backends_are_normalized_before_the_literal():
+    # KernelConfig's `before` validators lower-case and turn dashes into underscores (0.33.0)
+    assert problem("kernel_config", {"moe_backend": "TRITON", "linear_backend": "AUTO"}, _state("0.33.0")) is None
+    got = _strip(problem("kernel_config", {"moe_backend": "no-such"}, _state("0.33.0")))
+    assert got.startswith("1 validation error for KernelConfig\nmoe_backend\n  Input should be 'auto', 'triton'")
+    # a wrap validator lets None through where the field is a plain bool
+    assert problem("kernel_config", {"enable_jit_warmup": None}, _state("0.33.0")) is None
+    assert problem("kernel_config", {"monokernel": None}, _state("0.33.0")) is not None

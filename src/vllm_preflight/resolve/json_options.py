@@ -192,7 +192,13 @@ def _fields(cls: dict, raw: Any, prefix: str, errors: list[_Error]) -> dict:
         known.add(name)
         if name not in raw:
             continue
-        out[name] = raw[name] if custom else _value(typ, raw[name], prefix + name, errors, bounds)
+        value = raw[name]
+        if custom == "norm" and isinstance(value, str):  # its `before` validator: lower-case, dashes to underscores
+            value = value.lower().replace("-", "_")
+        if custom is True or (custom == "none_ok" and value is None):
+            out[name] = value  # its own validator: not modelled (or, wrapped, None passes)
+        else:
+            out[name] = _value(typ, value, prefix + name, errors, bounds)
     if cls["extra"] == "forbid":
         errors += [_Error(prefix + k, "Unexpected keyword argument") for k in raw if k not in known]
     return out
@@ -277,13 +283,12 @@ def problem(dest: str, value: Any, state: State) -> str | None:
 def parallel_eplb_check(state: State, values: dict) -> None:
     """ParallelConfig refuses redundant experts without EPLB (0.12.0 config/parallel.py:306,
     0.33.0 :586). Where the release still has the deprecated --num-redundant-experts (0.11.x),
-    EngineArgs copies that option, default 0, over --eplb-config's value (0.11.0
-    arg_utils.py:1307), and 0.11.0 refuses a negative count under --enable-eplb
-    (config/parallel.py:427)."""
+    that option, when given, replaces --eplb-config's value (0.11.0 arg_utils.py:1307), and
+    0.11.0 refuses a negative count under --enable-eplb (config/parallel.py:427)."""
+    n = None
     if "num_redundant_experts" in state.release.options.by_dest:
         n = values.get("num_redundant_experts")
-        n = 0 if n is None else n
-    else:
+    if n is None:
         eplb = values.get("eplb_config")
         n = eplb.get("num_redundant_experts", 0) if isinstance(eplb, dict) else 0
     try:
