@@ -387,7 +387,8 @@ def validate_v1_runner(state: State, values: dict) -> None:
     late in `__post_init__`: after the compilation rules, so the runner is decided on the final
     settings (sequence parallelism switched off for a small model no longer takes V1). The features
     this port sees, in vLLM's order: prefill context parallel, async scheduling with PP (0.31.0+;
-    0.33.0 refuses that one up front), DSpark."""
+    0.33.0 refuses that one up front), DSpark. (Its V2 twin, `_validate_v2_model_runner`, which
+    refuses VLLM_USE_V2_MODEL_RUNNER=1 with a feature V2 lacks, is not ported: NOT_CHECKED.)"""
     features = state.release.rules.get("v1_unsupported") or ()
     if not features:
         return
@@ -406,12 +407,21 @@ def validate_v1_runner(state: State, values: dict) -> None:
         raise _pyd("VllmConfig", "Model Runner V1 does not support: " + ", ".join(found))
 
 
+@lru_cache(maxsize=1)
+def _every_kv_connector() -> frozenset[str]:
+    return frozenset(n for rec in _all_facts().values() if isinstance(rec, dict) for n in rec.get("kv_connectors") or ())
+
+
 def _lookup_connector(state: State, kv: dict) -> None:
     if kv.get("kv_connector_module_path"):
         return  # an external module: not importable here
     rec = value_facts(state)
     name = kv["kv_connector"]
     if rec and rec.get("kv_connectors") and name not in rec["kv_connectors"]:
+        raise _pyd("VllmConfig", f"Unsupported connector type: {name}")
+    if not rec and name not in _every_kv_connector():
+        # a release without a recorded set: a name no release registers (each release's
+        # kv_connector/factory.py registry, 0.11.0-0.33.0, is within the recorded sets' union)
         raise _pyd("VllmConfig", f"Unsupported connector type: {name}")
     if name == "P2pNcclConnector" and not state.release.rules.get("p2p_nccl_registered", True):
         # no recorded value set needed: 0.24.0+ kv_connector/factory.py no longer registers it

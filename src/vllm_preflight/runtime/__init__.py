@@ -129,7 +129,8 @@ def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
     spec = state.speculative_method_resolved or state.speculative_method
     spec = "mtp" if spec and spec.endswith("_mtp") else spec
     for feature in r.v2_unsupported:
-        if feature == "pcp" and (par.get("prefill_context_parallel_size") or 1) > 1:
+        if feature in ("pcp", "pcp_not_mla") and (par.get("prefill_context_parallel_size") or 1) > 1 \
+                and not (feature == "pcp_not_mla" and state.model.is_mla):
             out.append("prefill context parallelism")
         elif feature == "stock_compile" and state.cc.get("mode") in ("STOCK_TORCH_COMPILE", 1):
             out.append("stock torch.compile")
@@ -144,7 +145,8 @@ def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
             out.append("dynamic speculative decoding")
         elif feature == "eagle3_pp" and spec == "eagle3" and par["pipeline_parallel_size"] > 1:
             out.append("EAGLE3 with pipeline parallelism")
-        elif feature == "dbo" and par.get("enable_dbo"):
+        elif feature == "dbo" and par.get("enable_dbo") or feature == "dbo_env_unset" and par.get("enable_dbo") \
+                and state.env.get("VLLM_USE_V2_MODEL_RUNNER") is None:
             out.append("dual batch overlap")
     return out
 

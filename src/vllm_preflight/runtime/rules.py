@@ -56,8 +56,9 @@ class RuntimeRules:
     # never hybrid/attention-free) | listed_or_dense_hybrid_listed (a hybrid model only if listed)
     v2_default_models: str = "listed_dense"
     # VllmConfig._get_v2_model_runner_unsupported_features, the features this port can see, in
-    # vLLM's order: pcp (prefill context parallel > 1), stock_compile, sp (enable_sp with TP > 1),
-    # spec (the method, below), dynamic_sd, eagle3_pp, dbo (--enable-dbo)
+    # vLLM's order: pcp (prefill context parallel > 1; pcp_not_mla: for a non-MLA model), stock_compile,
+    # sp (enable_sp with TP > 1), spec (the method, below), dynamic_sd, eagle3_pp, dbo (--enable-dbo;
+    # dbo_env_unset: only while VLLM_USE_V2_MODEL_RUNNER is unset, 0.30.0+ _get_dbo_unsupported_features)
     v2_unsupported: tuple[str, ...] = ()
     v2_spec_allowed: tuple[str, ...] | None = None  # methods V2 takes; ngram/ngram_gpu named apart
     v2_spec_blocked: tuple[str, ...] = ()  # (when v2_spec_allowed is None) methods V2 lacks
@@ -104,14 +105,15 @@ CHANGES: tuple[tuple[str, dict], ...] = (
                 "v2_spec_allowed": _V2_SPEC_V022 + ("dflash",)}),
     ("0.25.0", {"v2_unsupported": ("pcp", "stock_compile", "sp", "spec", "eagle3_pp", "dbo"),
                 "v2_spec_allowed": _V2_SPEC_V022 + ("dflash", "dspark"), "v2_force": ("dspark",)}),
+    ("0.26.0", {"v2_unsupported": ("pcp_not_mla", "stock_compile", "sp", "spec", "eagle3_pp", "dbo")}),
     ("0.27.0", {"v2_force": ("pcp", "dspark")}),
     ("0.29.0", {"v2_unsupported": ("stock_compile", "sp", "spec", "eagle3_pp", "dbo"), "v2_force": (),
                 "v2_spec_allowed": _V2_SPEC_V022 + ("dflash", "dspark", "extract_hidden_states")}),
-    ("0.30.0", {"v2_unsupported": ("stock_compile", "sp", "spec", "dbo"), "v2_spec_allowed": None,
+    ("0.30.0", {"v2_unsupported": ("stock_compile", "sp", "spec", "dbo_env_unset"), "v2_spec_allowed": None,
                 "v2_spec_blocked": ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator",
                                     "custom_class")}),
     ("0.31.0", {"v2_spec_blocked": ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class")}),
-    ("0.32.0", {"v2_unsupported": ("spec", "dbo"),
+    ("0.32.0", {"v2_unsupported": ("spec", "dbo_env_unset"),
                 "v2_spec_blocked": ("suffix", "medusa", "mlp_speculator", "custom_class")}),
     ("0.33.0", {"v2_spec_blocked": ("suffix", "custom_class")}),
     ("0.24.0", {"sel_mla_sm12": True, "sel_fi_cc80": True,
