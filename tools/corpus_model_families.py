@@ -474,7 +474,7 @@ def _arch_hooks(v: tuple) -> Pool:
         # DeepSeek V3.2: index_topk asserted (breakable graphs by default from 0.29.0)
         ("hook-deepseekv32", [], {}),
         ("hook-deepseekv32", [], {"VLLM_USE_BREAKABLE_CUDAGRAPH": "0"}),
-        ("hook-deepseekv32-no-index-topk", [], {}),
+        ("hook-deepseekv32-no-index-topk", [], {}), ("hook-deepseekv32-type-without-index-topk", [], {}),
         # config-class / activation asserts of the encoder and reranker hooks
         ("hook-gtemodel-bert-config", [], {}),
         ("hook-gtenewmodel-bert-config", [], {}),
@@ -499,7 +499,8 @@ def _arch_hooks(v: tuple) -> Pool:
         pool += [("hook-diffusiongemma", [], {}), ("hook-diffusiongemma", ["--attention-backend", "FLASHINFER"], {}),
                  ("hook-diffusiongemma", ["--max-num-seqs", "32"], {}),
                  ("hook-diffusiongemma", ["--max-num-seqs", "300"], {}),
-                 ("hook-diffusiongemma", ["--attention-backend", "TRITON_ATTN"], {})]
+                 ("hook-diffusiongemma", ["--attention-backend", "TRITON_ATTN"], {}),
+                 ("hook-diffusiongemma", ["--diffusion-config", '{"canvas_length": 8}'], {})]
     if v >= (0, 25, 0):
         pool += [("hook-unlimitedocr", ["--attention-backend", b], {})
                  for b in ("FLASHINFER", "FLEX_ATTENTION", "TRITON_ATTN", "FLASH_ATTN")]
@@ -515,6 +516,7 @@ def _arch_hooks(v: tuple) -> Pool:
                  ("hook-qwen4exp-ple", ["-pp", "2"], {}), ("hook-qwen4exp-ple", ["--enable-dbo"], {}),
                  ("hook-qwen4exp-ple", [], {}), ("hook-qwen4exp-qsa", ["--enable-dbo"], {}),
                  ("hook-qwen4exp-qsa", ["-pp", "2"], {}), ("hook-qwen4exp-vl-ple", ["-pp", "2"], {}),
+                 ("hook-qwen4exp-qsa", ["--ubatch-size", "2"], {}),
                  ("hook-qwen4exp", ["-tp", "2", "-dp", "2", "-pp", "2", "--enable-expert-parallel"], {}),
                  ("hook-qwen4exp", [], {"VLLM_USE_BREAKABLE_CUDAGRAPH": "0"}),
                  ("hook-qwen4exp", ["--no-enable-chunked-prefill"], {})]

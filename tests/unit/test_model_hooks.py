@@ -100,18 +100,27 @@ def test_reranker_assert_moves_to_model_config_in_0_14_0(target, stage, example)
     assert _error("hook-qwen3seqcls-reranker", [], target) is None
 
 
-def test_diffusion_gemma_caps_default_max_num_seqs():
-    res = _res("hook-diffusiongemma", [], "0.24.0")
-    assert res.resolved["compilation_config"]["max_cudagraph_capture_size"] == 16  # 2 x 8 sequences
-    res = _res("hook-diffusiongemma", ["--max-num-seqs", "32"], "0.24.0")
-    assert res.resolved["compilation_config"]["max_cudagraph_capture_size"] == 64
+def test_diffusion_gemma_caps_default_max_num_seqs_and_counts_its_canvas():
+    # the canvas counts as speculative tokens: 0.33.0 covers the one 257-token decode batch that fits
+    res = _res("hook-diffusiongemma", [], "0.33.0")
+    assert res.resolved["compilation_config"]["max_cudagraph_capture_size"] == 512
+    assert 257 in res.resolved["compilation_config"]["cudagraph_capture_sizes"]
+    canvas = ["--diffusion-config", '{"canvas_length": 8}']
+    res = _res("hook-diffusiongemma", canvas, "0.24.0")  # 8 sequences x 9 tokens x 2
+    assert res.resolved["compilation_config"]["max_cudagraph_capture_size"] == 144
+    res = _res("hook-diffusiongemma", canvas + ["--max-num-seqs", "4"], "0.24.0")  # set below 128: kept
+    assert res.resolved["compilation_config"]["max_cudagraph_capture_size"] == 72
 
 
-def test_unlimited_ocr_states_fa4_assumption():
-    res = _res("hook-unlimitedocr", [], "0.25.0")
-    assert res.vllm_error is None
-    assert any(a.fact == "node.fa4_available" for a in res.assumptions)
-    assert _error("hook-unlimitedocr", ["--attention-backend", "FLASH_ATTN"], "0.25.0")[0] == "RuntimeError"
+def test_unlimited_ocr_fa4_follows_the_gpu():
+    res = _res("hook-unlimitedocr", ["--attention-backend", "FLASH_ATTN"], "0.25.0")
+    assert res.vllm_error is None  # H200 (SM 9.0): FA4 available
+    assert any(a.fact == "node.fa4_available" and a.value is True for a in res.assumptions)
+    err = _error("hook-unlimitedocr", ["--attention-backend", "FLASHINFER"], "0.25.0")
+    assert err is not None and err[1].endswith(
+        "Unlimited-OCR: unsupported attention backend <AttentionBackendEnum.FLASHINFER: "
+        "'vllm.v1.attention.backends.flashinfer.FlashInferBackend'> for R-SWA. "
+        "Use FLASH_ATTN (FA4), TRITON_ATTN or FLEX_ATTENTION.")
 
 
 def test_alice_ai_refuses_aux_hidden_state_methods():
@@ -123,3 +132,11 @@ def test_alice_ai_refuses_aux_hidden_state_methods():
         model_hooks.alice_ai(state, {})  # type: ignore[arg-type]
     assert e.value.message == ("AliceAI does not support speculative method 'eagle3' because it requires "
                                "auxiliary hidden states")
+
+
+@pytest.mark.parametrize("target", ["0.12.0", "0.33.0"])
+def test_deepseek_v32_needs_index_topk_in_the_file(target):
+    # model_type deepseek_v32 loads vLLM's DeepseekV3Config (no index_topk default) in every release
+    assert _error("hook-deepseekv32-type-without-index-topk", [], target) == (
+        "ValidationError", "1 validation error for VllmConfig\n  Assertion failed, ")
+    assert _error("hook-deepseekv32", ["-tp", "2"], target) is None

@@ -192,15 +192,14 @@ def mamba_prefix_caching(state: State, values: Values) -> None:
 
 def deepseek_v32(state: State, values: Values) -> None:
     """DeepseekV32ForCausalLM (every release): the config must carry `index_topk` (a bare
-    assert: pydantic's "Assertion failed, " with no text)."""
+    assert: pydantic's "Assertion failed, " with no text). Every release loads model_type
+    deepseek_v32 with its own DeepseekV3Config, which has no default for it: only the key in
+    config.json counts (even null)."""
     facts = state.model
-    if facts is None:
+    if facts is None or facts.raw_config is None:
         return
-    if facts.config_value("index_topk", None) is None and facts.config_value("model_type") not in _V32_TYPES:
+    if "index_topk" not in facts.raw_config:
         raise validation_error("", "Assertion failed")
-
-
-_V32_TYPES = ("deepseek_v32",)  # config classes that define index_topk themselves
 
 
 def diffusion_gemma(state: State, values: Values) -> None:
@@ -209,6 +208,20 @@ def diffusion_gemma(state: State, values: Values) -> None:
     if _attention_backend(values) == "FLASHINFER":
         raise validation_error("FlashInfer does not support DiffusionGemma's mixed causal/bidirectional "
                                "attention. Use --attention-backend FLASH_ATTN or TRITON_ATTN instead.")
+    # the DiffusionConfig it creates when none is given: each request decodes a whole canvas,
+    # which vLLM counts as speculative tokens (VllmConfig.num_speculative_tokens) when it sizes
+    # the CUDA graphs
+    given = values.get("diffusion_config")
+    if isinstance(given, str):
+        try:
+            given = json.loads(given)
+        except ValueError:
+            given = None
+    canvas = given.get("canvas_length") if isinstance(given, dict) else None
+    if canvas is None and not isinstance(given, dict):
+        canvas = state.model.config_value("canvas_length", 256) if state.model is not None else 256
+    if isinstance(canvas, int) and not state.num_speculative_tokens:
+        state.num_speculative_tokens = canvas
     sched = state.scheduler
     if sched.get("max_num_seqs", 0) >= 128:
         state.set("scheduler.max_num_seqs", 8, "model_hooks.diffusion_gemma",
@@ -246,21 +259,24 @@ _BACKEND_PATHS = {
 
 def unlimited_ocr(state: State, values: Values) -> None:
     """UnlimitedOCRForCausalLM (0.25.0+): R-SWA attention runs on FLASH_ATTN (only with FA4),
-    TRITON_ATTN or FLEX_ATTENTION; any other backend is refused. Whether FA4 is available
-    depends on the node's vllm-flash-attn build: stated as an assumption (not available)."""
+    TRITON_ATTN or FLEX_ATTENTION; any other backend is refused. FA4 is available where the
+    vLLM wheel's flash-attention build imports its FA4 kernels and the GPU is SM 9.x, 10.x or
+    11.x: the GPU is known, the build is stated as an assumption (the standard wheel: present)."""
     backend = _attention_backend(values)
+    fa4 = state.gpu.capability[0] in (9, 10, 11)
     if backend in (None, "FLASH_ATTN"):
         from vllm_preflight.model import Assumption
 
         state.assumptions.append(Assumption(
-            "node.fa4_available", False, "Unlimited-OCR asks vLLM's is_fa_version_supported(4) (the node's "
-            "vllm-flash-attn build); taken as unavailable: no backend chosen means TRITON_ATTN, and "
-            "FLASH_ATTN is refused with RuntimeError"))
-    if backend == "FLASH_ATTN":
+            "node.fa4_available", fa4, "Unlimited-OCR asks vLLM's is_fa_version_supported(4): the GPU must be "
+            "SM 9.x/10.x/11.x and the installed vllm-flash-attn must import its FA4 kernels (taken as the "
+            "standard wheel, which ships them); without FA4, FLASH_ATTN is refused with RuntimeError and no "
+            "backend means TRITON_ATTN"))
+    if backend == "FLASH_ATTN" and not fa4:
         raise Refusal("RuntimeError", "Unlimited-OCR: --attention-config backend=FLASH_ATTN requires FA4 "
                       "(rswa_mask_mod), but FA4 is not available on this device/installation. Use "
                       "backend=TRITON_ATTN or FLEX_ATTENTION, or upgrade vllm-flash-attn.")
-    if backend is not None and backend not in ("TRITON_ATTN", "FLEX_ATTENTION"):
+    if backend is not None and backend not in ("FLASH_ATTN", "TRITON_ATTN", "FLEX_ATTENTION"):
         path = _BACKEND_PATHS.get(backend)
         shown = f"<AttentionBackendEnum.{backend}: '{path}'>" if path else f"<AttentionBackendEnum.{backend}>"
         raise validation_error(f"Unlimited-OCR: unsupported attention backend {shown} for R-SWA. "
