@@ -250,7 +250,7 @@ def _override(name: str, q: dict, user: str | None, facts: ModelFacts, v: tuple,
     if name == "inc" and v >= (0, 15, 0):  # inc.py: the auto-round checkpoint format runs as inc
         return name if q.get("quant_method") == "auto-round" else None
     # ipex (XPU), cpu_gptq / cpu_awq (CPU), petit_nvfp4 (ROCm): never on CUDA. gptq_bitblas
-    # needs the bitblas package (not installed: an Assumption in verify_model).
+    # needs the bitblas package (taken as not installed: see the module's Assumptions).
     return None
 
 
@@ -322,7 +322,7 @@ def verify_model(state: State, facts: ModelFacts, values: dict) -> None:
 _DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16", "float": "float32", "float32": "float32"}
 
 
-def model_dtype(facts: ModelFacts, values: dict) -> str | None:
+def model_dtype(facts: ModelFacts, values: dict, is_pooling: bool | None = None) -> str | None:
     """ModelConfig.dtype (0.12.0 config/model.py `_get_and_verify_dtype`, `_resolve_auto_dtype`):
     a given --dtype, else the config's dtype with float32 downcast to the GPU's first supported
     dtype (bfloat16 on an H200; float16 for pooling models). None when not known."""
@@ -338,7 +338,7 @@ def model_dtype(facts: ModelFacts, values: dict) -> str | None:
         found = text.get("dtype") or text.get("torch_dtype")
     found = _DTYPES.get(str(found).replace("torch.", "")) if found is not None else "float32"
     if found == "float32" or found is None:
-        return "float16" if facts.is_pooling else "bfloat16"
+        return "float16" if (facts.is_pooling if is_pooling is None else is_pooling) else "bfloat16"
     return found
 
 
@@ -441,7 +441,7 @@ def verify_config(state: State, facts: ModelFacts, values: dict) -> None:
         raise _pyd("VllmConfig", f"The quantization method {method} is not supported for the current GPU. "
                                  f"Minimum capability: {cap}. Current capability: {gpu_cap}.")
     dtypes = cls.get("act_dtypes")
-    dtype = model_dtype(facts, values)
+    dtype = model_dtype(facts, values, state.model_cfg.get("is_pooling"))
     if dtypes and dtype is not None and dtype not in dtypes:
         shown = ", ".join(f"torch.{d}" for d in dtypes)
         raise _pyd("VllmConfig", f"torch.{dtype} is not supported for quantization method {method}. "
