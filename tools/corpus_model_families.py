@@ -380,6 +380,14 @@ def _max_model_len(v: tuple) -> Pool:
         pool += [("len-mpt-max-seq-len", m(2048), {}), ("len-mpt-max-seq-len", m(2049), {})]
     if v >= (0, 14):  # human_readable_int_or_auto: "auto" and -1 ask for the derived length
         pool += [("llama-dense", m("auto"), {}), ("len-qwen2-yarn", m("AUTO"), {}), ("llama-dense", m(-2), {})]
+    if v < (0, 11, 1):
+        # 0.11.0 installs Transformers 5 under code written for 4: Whisper's tokenizer, Gemma3's
+        # per-layer RoPE and Llava's model inspection fail before the length is derived, and its
+        # scheduler (not this family) takes -1 and 0
+        pool = [e for e in pool if e[0] not in ("whisper-encdec", "len-gemma3-text-linear", "len-llava-text-config")
+                and e[1][-1:] not in (["-1"], ["0"])]
+    elif (0, 30) <= v < (0, 31):  # 0.30.0 with Transformers 5.24 fails to inspect Llava (recorded)
+        pool = [e for e in pool if e[0] != "len-llava-text-config"]
     return pool
 
 

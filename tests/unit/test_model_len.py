@@ -4,7 +4,8 @@ Expected values: the outcomes and messages recorded from real vLLM 0.12.0, 0.30.
 (tests/golden/data/model_families/max_model_len/), and for the releases in between the rule as
 read in each release's vllm/config/model.py `_get_and_verify_max_len`: the derived length held
 as a float from 0.14.0 (ModelArchitectureConfig), -1/"auto" and the positive-integer check from
-0.14.0, a null RoPE factor read as 1.0 from 0.16.0, YaRN no longer scaled from 0.30.0.
+0.14.0 (positive from 0.23.0), a null RoPE factor read as 1.0 from 0.18.0, YaRN no longer scaled
+from 0.30.0, Transformers 5 (0.11.0, 0.20.0+) filling in YaRN's original length.
 """
 from __future__ import annotations
 
@@ -119,15 +120,17 @@ def test_minus_one_zero_and_auto_by_release():
     assert _refusal("0.33.0", "len-mamba-no-keys", -1) == (
         "ValidationError", ("1 validation error for ModelConfig\n  Value error, max_model_len must be a positive "
                             "integer, got int: -1. Example: max_model_len=2048"))
-    assert "got int: 0." in _refusal("0.14.0", "llama-dense", 0)[1]
+    assert "got int: 0." in _refusal("0.23.0", "llama-dense", 0)[1]
+    assert _len("0.22.1", "llama-dense", 0) == 0  # the scheduler's bounds refuse it (0.16.0 golden)
+    assert _len("0.16.0", "len-mamba-no-keys", -1) == -1
     assert "greater than or equal to -1" in _refusal("0.33.0", "llama-dense", -2)[1]
 
 
 def test_null_rope_factor_by_release():
     assert _refusal("0.12.0", "len-llama-null-factor") == (
         "TypeError", ("unsupported operand type(s) for *=: 'int' and 'NoneType'"))
-    assert _refusal("0.15.1", "len-llama-null-factor")[1].endswith("'float' and 'NoneType'")
-    state = _State("0.16.0")
+    assert _refusal("0.17.1", "len-llama-null-factor")[1].endswith("'float' and 'NoneType'")
+    state = _State("0.18.0")
     assert model_len.verify_max_len(state, _facts("len-llama-null-factor"), None, False) == 4096
     assert "null scaling factor" in state.logs[0][1]
 
@@ -143,3 +146,34 @@ def test_through_the_resolver():
     assert run("0.12.0", "--max-model-len", "128K").vllm_error is None
     assert run("0.33.0", "--max-model-len", "128K").vllm_error.type == "ValidationError"
     assert run("0.33.0", "--max-model-len", "128K", env=(("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "1"),)).vllm_error is None
+
+
+def test_transformers_5_fills_in_yarn_original_length():
+    # 0.20.0-0.29.x install Transformers 5, which sets original_max_position_embeddings from
+    # max_position_embeddings (seen with 5.24): YaRN still scales until 0.30.0
+    assert _refusal("0.19.1", "len-qwen2-yarn-no-ompe") == ("KeyError", "'original_max_position_embeddings'")
+    assert _len("0.20.0", "len-qwen2-yarn-no-ompe") == 131072
+    assert _len("0.29.0", "len-qwen2-yarn-no-ompe") == 131072
+
+
+def test_rope_scaling_override_ignored_under_transformers_4():
+    """vLLM 0.12.0 (Transformers 4) builds rope_parameters before --hf-overrides apply; 0.33.0 sees
+    the override (hf_overrides goldens)."""
+    over = '{"rope_scaling": {"rope_type": "linear", "factor": 2.0}}'
+    def run(version):
+        argv = ("vllm", "serve", str(MODELS / "llama-dense"), "--hf-overrides", over, "--max-model-len", "16384")
+        return resolve(Deployment(argv=argv, env=(), source="t"), version)
+    assert "(max_position_embeddings=8192.0 or" in run("0.12.0").vllm_error.message
+    assert run("0.33.0").vllm_error is None
+
+
+def test_0_11_rope_scaling_and_disabled_sliding_window():
+    # 0.11.0 runs Transformers 5: every RoPE config has rope_scaling, and a scaling type (even
+    # "default") next to --disable-sliding-window is NotImplementedError (0.11.0 golden)
+    typ, msg = _refusal("0.11.0", "len-mistral-swa", dsw=True)
+    assert typ == "NotImplementedError" and msg.startswith("Disabling sliding window is not supported")
+    assert _len("0.11.1", "len-mistral-swa", dsw=True) == 4096  # Transformers 4: no rope_scaling
+    assert "(max_position_embeddings=8192 or" in _refusal("0.11.2", "llama-dense", 8193)[1]
+    assert "(max_position_embeddings=8192.0 or" in _refusal("0.11.0", "llama-dense", 8193)[1]
+    assert _len("0.11.0", "len-phi3-longrope") == 131072  # the LongRoPE default begins in 0.11.1
+    assert _len("0.11.1", "len-phi3-longrope") == 4096

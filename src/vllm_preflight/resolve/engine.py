@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve import (
+from vllm_preflight.resolve import (, model_len
     compilation_config,
     config_checks,
     lora_checks,

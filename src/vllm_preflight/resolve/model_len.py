@@ -8,12 +8,14 @@ RoPE scaling factor. Without `--max-model-len` the derived length is the default
 VLLM_ALLOW_LONG_MAX_MODEL_LEN is "1" or "true".
 
 What changes across releases (each read in that release's vllm/config/model.py):
-  0.14.0  -1 / "auto" ask for the derived length; the field is `ge=-1` and, after __post_init__,
-          must be a positive integer; the derived length is held in a pydantic dataclass as a
-          float, so messages show `8192.0` even without RoPE scaling.
-  0.16.0  a null RoPE factor falls back to 1.0 with a warning (before: TypeError).
+  0.14.0  -1 / "auto" ask for the derived length; the field is `ge=-1`; the derived length is
+          held in a pydantic dataclass as a float, so messages show `8192.0` even without RoPE
+          scaling.
+  0.18.0  a null RoPE factor falls back to 1.0 with a warning (before: TypeError).
   0.19.0  `sliding_window: 0` means no sliding window (before: a window of 0; we read 0 as none
           in every release).
+  0.23.0  after __post_init__ max_model_len must be a positive integer (0, or -1 with no position
+          key, refused as ModelConfig's; before, the scheduler's bounds refuse them).
   0.30.0  YaRN (and deepseek_yarn, deepseek_llama_scaling) no longer scale: max_position_embeddings
           is taken as already scaled (before: original_max_position_embeddings * factor, and a
           KeyError when the RoPE parameters lack original_max_position_embeddings).
@@ -93,8 +95,9 @@ def _rope_before_overrides(facts: ModelFacts, hf_overrides: dict) -> ModelFacts:
 
 
 def _positive(key_v: tuple, value: int) -> int:
-    """0.14.0+: validate_model_config_after wants a positive int (0, -1 left over are refused)."""
-    if key_v >= (0, 14) and value < 1:
+    """0.23.0+: validate_model_config_after wants a positive int (0, or -1 left over when no
+    position key exists, are refused; before, they reach the scheduler's checks)."""
+    if key_v >= (0, 23) and value < 1:
         raise _pyd(f"max_model_len must be a positive integer, got int: {value}. Example: max_model_len=2048")
     return value
 
@@ -130,7 +133,7 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
             factor = _factor(facts.rope_factor)
             if factor is not None:
                 scaling = None if factor == "null" else factor
-            if key_v >= (0, 16) and scaling is None:
+            if key_v >= (0, 18) and scaling is None:
                 state.log("warning", "The model's RoPE configuration has a null scaling factor which is "
                           "unexpected. This likely indicates a bug in the model's HuggingFace config.json. Please "
                           "notify the model vendor. Falling back the value to 1.0. ", once=True)
