@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve import (, model_len
+from vllm_preflight.resolve import (
     compilation_config,
     config_checks,
     lora_checks,
