@@ -137,6 +137,8 @@ def test_null_rope_factor_by_release():
 
 def test_unknown_model_is_not_checked():
     assert model_len.verify_max_len(_State("0.33.0"), ModelFacts(), 1000000, False) == 1000000
+    assert model_len.verify_max_len(_State("0.33.0"), ModelFacts(), -1, False) == 8192  # auto: the assumed length
+    assert model_len.verify_max_len(_State("0.12.0"), ModelFacts(), -1, False) == -1  # passed on, as for any model
 
 
 def test_through_the_resolver():

@@ -73,8 +73,9 @@ def verify_max_len(state: State, facts: ModelFacts, user: int | None, disable_sl
         raise Refusal("ValidationError", "1 validation error for ModelConfig\nmax_model_len\n  Input should be "
                       f"greater than or equal to -1 [type=greater_than_equal, input_value={user}, input_type=int]")
     if facts.max_len_key == UNKNOWN:  # an unknown model: vLLM would check against its config.json
-        value = user if user is not None and user != -1 else facts.max_position_embeddings
-        return _positive(key_v, value)
+        if user is None or (user == -1 and key_v >= (0, 14)):
+            return _positive(key_v, facts.max_position_embeddings)
+        return _positive(key_v, user)
     value = _derive(state, facts, user, disable_sliding_window)
     return _positive(key_v, value)
 
