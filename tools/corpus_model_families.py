@@ -42,7 +42,7 @@ def _pp_arch(v: tuple) -> Pool:
     with_pp = [("llama-dense", pp2), ("llama-dense", ["-pp", "4", "-tp", "2"]), ("llama-dense", ["-pp", "8"]),
                ("llama-dense", ["-pp", "2", "--async-scheduling"]),
                ("llama-dense", ["-pp", "2", "--model-impl", "transformers"]),
-               ("llama-dense", ["-pp", "2", "--convert", "embed"]),
+               ("llama-dense", ["-pp", "2", "--runner", "pooling", "--convert", "embed"]),
                ("llama-dense", ["-pp", "2", "--runner", "pooling", "--convert", "classify"]),
                ("llama-dense", ["--pipeline-parallel-size", "2", "-tp", "2", "-dcp", "2"]),
                ("llama-classify", pp2), ("mixtral-moe", ["-pp", "2", "-tp", "2", "--enable-expert-parallel"]),
