@@ -88,3 +88,44 @@ def test_registry_class_converts_an_unregistered_pooling_name_to_its_base():
     # a generative name that is not registered goes to the Transformers backend first: unknown here
     assert A.registry_class("0.12.0", "NoSuchModelForCausalLM") is None
     assert A.registry_class("0.12.0", "NoSuchModelForCausalLM", model_impl="vllm") is None
+
+
+def test_extractor_follows_bases_aliases_and_adapters(tmp_path):
+    """tools/extract_arch_facts.py on a miniature source tree: interfaces reached through
+    imports, a subclass in another module, an alias, an adapter call, a class whose forward
+    takes no intermediate tensors, and one that only defines the PP attributes."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    import extract_arch_facts as X
+
+    models = tmp_path / "vllm" / "model_executor" / "models"
+    models.mkdir(parents=True)
+    (tmp_path / "vllm" / "__init__.py").write_text("")
+    (models / "interfaces.py").write_text(
+        "class SupportsPP(Protocol):\n    supports_pp = True\n"
+        "    def make_empty_intermediate_tensors(self, b, d, dev): ...\n"
+        "    def forward(self, *, intermediate_tensors): ...\n"
+        "class SupportsLoRA(Protocol):\n    supports_lora = True\n    embedding_modules = {}\n"
+        "    packed_modules_mapping = {}\n"
+        "class SupportsMultiModal(Protocol):\n    supports_multimodal = True\n")
+    (models / "base.py").write_text(
+        "from torch import nn\nfrom .interfaces import SupportsPP, SupportsLoRA\n"
+        "class Base(nn.Module, SupportsLoRA, SupportsPP):\n"
+        "    def forward(self, input_ids, positions, intermediate_tensors=None): ...\n"
+        "class NoKw(nn.Module, SupportsPP):\n    def forward(self, input_ids): ...\n"
+        "class AttrsOnly(nn.Module):\n    def make_empty_intermediate_tensors(self): ...\n"
+        "    def forward(self, x, **kwargs): ...\n")
+    (models / "child.py").write_text(
+        "from vllm.model_executor.models.base import Base\n"
+        "from . import interfaces as itf\nfrom .adapters import as_seq_cls_model\n"
+        "class Vision(Base, itf.SupportsMultiModal):\n    pass\n"
+        "Alias = Vision\nSeqCls = as_seq_cls_model(Base)\n")
+    (models / "registry.py").write_text(
+        "_A = {'BaseLM': ('base', 'Base'), 'NoKwLM': ('base', 'NoKw')}\n"
+        "_B = {'VisionLM': ('child', 'Alias'), 'Cls': ('child', 'SeqCls'), 'Attrs': ('base', 'AttrsOnly'),\n"
+        "      'Gone': ('missing', 'Nothing')}\n"
+        "_VLLM_MODELS = {**_A, **_B}\n")
+    facts = X.release_facts(tmp_path)
+    assert facts == {"BaseLM": "PL", "NoKwLM": "", "VisionLM": "PLM", "Cls": "PL", "Attrs": "", "Gone": None}
