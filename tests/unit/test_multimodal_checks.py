@@ -228,3 +228,11 @@ def test_unrecorded_registry_is_an_assumption_not_a_guess(unrecorded):
     assert any(a.fact == "model.is_multimodal" for a in res.assumptions)
     # the typed arguments do not depend on the registry
     assert _run("0.33.0", "--limit-mm-per-prompt", "[1]").vllm_error is not None
+
+
+def test_typed_arguments_are_checked_before_post_init(registry):
+    # pydantic validates ModelConfig's arguments before its __post_init__ verifies max_model_len
+    err = _err(_run("0.33.0", "--max-model-len", "10000000", "--limit-mm-per-prompt", "[1]", model="llama-dense"))
+    assert err is not None and err[1].startswith("1 validation error for ModelConfig\nlimit_mm_per_prompt\n")
+    err = _err(_run("0.33.0", "--max-model-len", "10000000", "--limit-mm-per-prompt", '{"image": -1}'))
+    assert err is not None and "limit_per_prompt.count" not in err[1]  # MultiModalConfig comes after it

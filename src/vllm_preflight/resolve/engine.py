@@ -128,6 +128,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     runner = v.get("runner", "auto")
     is_pooling = runner == "pooling" or (runner == "auto" and facts.is_pooling) or \
         v.get("convert") in ("embed", "classify", "reward")
+    multimodal_checks.model_arguments(state, v)  # ModelConfig's typed mm InitVars (before __post_init__)
     max_model_len = model_len.verify_max_len(state, facts, v.get("max_model_len"),
                                              bool(v.get("disable_sliding_window", False)), v.get("hf_overrides"))
     state.model_cfg.update({
@@ -139,8 +140,8 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         "disable_cascade_attn": bool(v.get("disable_cascade_attn", False)),
         "performance_mode": v.get("performance_mode"),
     })
+    multimodal_checks.model_config(state, v, facts)  # ModelConfig.__post_init__: MultiModalConfig
     quantization.verify_model(state, facts, v)  # ModelConfig._verify_quantization
-    multimodal_checks.model_config(state, v, facts)  # ModelConfig: mm InitVars, MultiModalConfig
     # --- parallel config (create_engine_config asserts tp % dcp first)
     state.parallel.update({"tensor_parallel_size": v.get("tensor_parallel_size", 1) or 1,
                            "decode_context_parallel_size": v.get("decode_context_parallel_size", 1) or 1})

@@ -20,6 +20,9 @@ Where vLLM does it (0.12.0 / 0.33.0):
    (0.29.0+), `--language-model-only` with `cudagraph_mm_encoder` (0.29.0+), `torch_shm`
    tensor IPC needs spawned workers (0.19.0+), and the processor device (0.28.0+).
 
+Called from resolve/engine.py `apply` at vLLM's three points: `model_arguments` (ModelConfig's
+argument validation), `model_config` (its __post_init__), `vllm_config` (VllmConfig.__post_init__).
+
 Whether an architecture is multimodal comes from the release's recorded registry
 (releases/architectures.py); where it is not recorded the MultiModalConfig checks are not
 run and an Assumption says so. Release-dependent lists (the encoder attention backends, the
@@ -311,15 +314,16 @@ def _is_multimodal(state: State, facts: ModelFacts, v: dict) -> bool | None:
     return support.is_multimodal
 
 
-def _cache_gb(state: State, v: dict) -> float:
+def _cache_gb(state: State, v: dict, log: bool = True) -> float:
     """The processor cache size create_model_config passes (0.11.x-0.12.x: the deprecated
     `--disable-mm-preprocessor-cache` and VLLM_MM_INPUT_CACHE_GIB, read for every model)."""
     cache_gb = v.get("mm_processor_cache_gb", 4)
     if state.release.key >= (0, 13, 0):
         return cache_gb
     if v.get("disable_mm_preprocessor_cache"):
-        state.log("warning", "`--disable-mm-preprocessor-cache` is deprecated and will be removed in v0.13. "
-                             "Please use `--mm-processor-cache-gb 0` instead.", once=True)
+        if log:
+            state.log("warning", "`--disable-mm-preprocessor-cache` is deprecated and will be removed in v0.13. "
+                                 "Please use `--mm-processor-cache-gb 0` instead.", once=True)
         return 0
     text = state.env.get("VLLM_MM_INPUT_CACHE_GIB")
     if text is None:
@@ -330,20 +334,25 @@ def _cache_gb(state: State, v: dict) -> float:
         raise Refusal("ValueError", f"invalid literal for int() with base 10: {text!r}") from None
     if env_gb == 4:
         return cache_gb
-    state.log("warning", f"VLLM_MM_INPUT_CACHE_GIB` is deprecated and will be removed in v0.13. Please use "
-                         f"`--mm-processor-cache-gb {env_gb}` instead.", once=True)
+    if log:
+            state.log("warning", f"VLLM_MM_INPUT_CACHE_GIB` is deprecated and will be removed in v0.13. Please use "
+                             f"`--mm-processor-cache-gb {env_gb}` instead.", once=True)
     return env_gb
 
 
-def model_config(state: State, v: dict, facts: ModelFacts) -> None:
-    """ModelConfig's multimodal checks (EngineArgs.create_model_config -> ModelConfig)."""
-    key = state.release.key
-    proc = _mm_processor_kwargs(v)
-    cache_gb = _cache_gb(state, v)
-    limit = v.get("limit_mm_per_prompt")
-    errors = _initvar_errors(key, limit, v.get("media_io_kwargs"), proc)
+def model_arguments(state: State, v: dict) -> None:
+    """ModelConfig's validation of its typed multimodal arguments, for every model, before its
+    __post_init__ runs (EngineArgs.create_model_config reads the deprecated cache spellings first)."""
+    _cache_gb(state, v)
+    errors = _initvar_errors(state.release.key, v.get("limit_mm_per_prompt"), v.get("media_io_kwargs"),
+                             _mm_processor_kwargs(v))
     if errors:
         raise _refusal("ModelConfig", errors)
+
+
+def model_config(state: State, v: dict, facts: ModelFacts) -> None:
+    """ModelConfig.__post_init__'s multimodal part: MultiModalConfig for a multimodal architecture,
+    then the checks that follow it."""
     mm = _is_multimodal(state, facts, v)
     state.model_cfg["is_multimodal"] = mm
     if mm is None:
@@ -355,7 +364,7 @@ def model_config(state: State, v: dict, facts: ModelFacts) -> None:
                 f"(MultiModalConfig) were not run"))
         return
     if mm:
-        _multimodal_config(state, v, facts, limit, cache_gb)
+        _multimodal_config(state, v, facts, v.get("limit_mm_per_prompt"), _cache_gb(state, v, log=False))
 
 
 _MM_DESTS = ("limit_mm_per_prompt", "media_io_kwargs", "mm_processor_kwargs", "mm_processor_cache_gb",
