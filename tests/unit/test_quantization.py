@@ -261,3 +261,21 @@ def test_online_shorthands_on_an_unquantized_model():
     assert _error("llama-dense", "--quantization", "mxfp8", target="0.33.0") is None
     err = _error("llama-dense", "--quantization", "online", target="0.33.0")
     assert err == ("TypeError", "OnlineQuantizationConfig.__init__() missing 1 required positional argument: 'args'")
+
+
+def test_checkpoint_keys_each_method_reads():
+    # get_from_keys in GPTQConfig / MoeWNA16Config.from_config (recorded on real 0.12.0)
+    q = {"quant_method": "gptq", "bits": 4, "group_size": 128}
+    with pytest.raises(Exception) as e:
+        Q._from_checkpoint("GPTQConfig", q, (0, 12, 0))
+    assert "Cannot find any of ['desc_act'] in the model's quantization config." in e.value.message
+    with pytest.raises(Exception) as e:
+        Q._from_checkpoint("MoeWNA16Config", {**q, "desc_act": False}, (0, 12, 0))
+    assert "Cannot find any of ['sym']" in e.value.message
+    Q._from_checkpoint("AWQConfig", {"w_bit": 4, "q_group_size": 128, "zero_point": True}, (0, 12, 0))
+
+
+def test_bitblas_checkpoints_need_the_package():
+    with pytest.raises(Exception) as e:
+        Q._from_checkpoint("BitBLASConfig", {**GPTQ_4, "checkpoint_format": "bitblas"}, (0, 12, 0))
+    assert "could not importwith the following error: No module named 'bitblas'" in e.value.message

@@ -369,11 +369,49 @@ def _missing_args(owner: str, names: list[str]) -> str:
     return f"{owner}.__init__() missing {len(names)} required positional argument{s}: {listed}"
 
 
+# the keys each from_config reads with get_from_keys, in its order (a missing one is refused):
+# 0.12.0 gptq.py / gptq_marlin.py / awq.py / awq_marlin.py / moe_wna16.py:102-116 from_config,
+# 0.33.0 auto_gptq.py:190-198, auto_awq.py from_config
+_REQUIRED_KEYS: dict[str, list[list[str]]] = {
+    "GPTQConfig": [["bits"], ["group_size"], ["desc_act"]],
+    "GPTQMarlinConfig": [["bits"], ["group_size"], ["desc_act"], ["sym"]],
+    "AutoGPTQConfig": [["bits"], ["group_size"], ["desc_act"], ["sym"]],
+    "AWQConfig": [["w_bit", "bits"], ["q_group_size", "group_size"], ["zero_point"]],
+    "AutoAWQConfig": [["w_bit", "bits"], ["q_group_size", "group_size"], ["zero_point"]],
+    "AWQMarlinConfig": [["bits"], ["group_size"], ["zero_point"]],
+    "MoeWNA16Config": [["quant_method"], ["bits"], ["group_size"]],
+}
+# BitBLASConfig / GPTQBitBLASConfig import the bitblas package when built (0.12.0
+# bitblas.py:55-71); it is taken as not installed (as on the oracle)
+_BITBLAS_MISSING = ("Trying to use the bitblas backend, but could not importwith the following error: No module "
+                    "named 'bitblas'. Please install bitblas through the following command: "
+                    "`pip install bitblas>=0.1.0`")
+
+
+def _get_from_keys(q: dict, keys: list[str]):
+    for k in keys:
+        if k in q:
+            return q[k]
+    raise _pyd("VllmConfig", f"Cannot find any of {keys} in the model's quantization config.")
+
+
 def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
     """The checks a config class's from_config / __init__ makes on the checkpoint's config
     (the ones that refuse a config.json vLLM otherwise accepts), by the class the release
     maps the method to (releases/data/quantization.json `class`)."""
-    bits = q.get("bits", q.get("w_bit"))
+    for keys in _REQUIRED_KEYS.get(cls_name, []):
+        _get_from_keys(q, keys)
+    if cls_name == "MoeWNA16Config":
+        method = q.get("quant_method")
+        if method == "gptq":
+            _get_from_keys(q, ["sym"])
+        elif method == "awq" or (v >= (0, 24, 0) and method == "awq_marlin"):
+            _get_from_keys(q, ["zero_point"])
+        else:
+            raise _pyd("VllmConfig", "moe_wna16 only support gptq and awq.")
+    if cls_name in ("BitBLASConfig", "GPTQBitBLASConfig"):
+        raise _pyd("VllmConfig", _BITBLAS_MISSING)
+    bits = q.get("w_bit", q.get("bits")) if cls_name in ("AWQConfig", "AutoAWQConfig") else q.get("bits")
     if cls_name == "GPTQConfig" and bits not in (2, 3, 4, 8):  # gptq.py:91-95 (0.12.0)
         raise _pyd("VllmConfig", "Currently, only 2/3/4/8-bit weight quantization is supported for GPTQ, "
                                  f"but got {bits} bits.")
