@@ -600,6 +600,13 @@ def _json_options(v: tuple) -> Pool:
         add(model, [f, "[1]"] if len(pool) % 2 else [f, "7"])
         bads = []
         for name, typ, bounds, custom in cls["fields"]:
+            if isinstance(custom, dict):  # an enum looked up by name: a name in any case, a bad name, a number
+                add(model, [f, json.dumps({name: custom["enum_names"][0].lower()})])
+                add(model, [f, json.dumps({name: "no-such-backend"})])
+                add(model, [f, json.dumps({name: 5})])
+                if custom["auto"]:
+                    add(model, [f, json.dumps({name: "AUTO"})])
+                continue
             if custom is True or typ == "any":
                 continue  # its own field validator (not modelled), or a type not modelled
             inner = typ.get("opt", typ) if isinstance(typ, dict) else typ
@@ -680,7 +687,9 @@ def _json_options(v: tuple) -> Pool:
     if "engram_config" in options:
         add(moe, ["--engram-config", '{"cpu_offload": false}'])
     for words in (["--hf-overrides", "abc"], ["--hf-overrides", "[1, 2]"], ["--hf-overrides", "5"],
-                  ["--hf-overrides", '{"max_position_embeddings": 4096}'], ["--hf-overrides", " {} "]):
+                  ["--hf-overrides", '{"max_position_embeddings": 4096}'], ["--hf-overrides", " {} "],
+                  ["--hf-overrides", "{bad}"], ["--hf-overrides", "None"], ["--additional-config", "{x}"],
+                  ["--additional-config", '{"k": 1}'], ["--model-loader-extra-config", "{'a': 1}"]):
         add(dense, words)
     return pool
 

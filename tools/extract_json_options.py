@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -49,12 +50,17 @@ class Release:
         for extra in ("engine/arg_utils.py", "config.py"):
             if (root / "vllm" / extra).exists():
                 files.append(root / "vllm" / extra)
+        for sub in ("attention", "v1/attention"):  # the attention backend enums (AttentionConfig)
+            if (root / "vllm" / sub).is_dir():
+                files += sorted((root / "vllm" / sub).rglob("registry.py"))
+        self.enum_nodes: dict[str, ast.ClassDef] = {}
         for f in files:
             tree = ast.parse(f.read_text())
             for node in tree.body:
                 if isinstance(node, ast.ClassDef):
                     if any(ast.unparse(b).endswith(("Enum", "IntEnum", "StrEnum")) for b in node.bases):
                         self.enums.add(node.name)
+                        self.enum_nodes.setdefault(node.name, node)
                     else:
                         self.classes.setdefault(node.name, node)
                 elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -169,7 +175,7 @@ def _class(name: str, rel: Release, classes: dict) -> str:
             for d in decos:
                 if d.startswith(("field_validator", "validator")):
                     call = stmt.decorator_list[decos.index(d)]
-                    kind = _field_validator_kind(stmt, d)
+                    kind = _field_validator_kind(stmt, d, rel)
                     if isinstance(call, ast.Call):
                         for a in call.args:
                             if isinstance(a, ast.Constant):
@@ -213,10 +219,37 @@ def _class(name: str, rel: Release, classes: dict) -> str:
     return key
 
 
-def _field_validator_kind(fn: ast.FunctionDef, decorator: str):
-    """Two field validators are modelled: a `before` one that lower-cases a string and turns
-    dashes into underscores ("norm"), and a `wrap` one that lets None through ("none_ok")."""
+def _enum_by_name(fn: ast.FunctionDef, rel: Release):
+    """A `before` validator that looks a string up by name in an enum whose metaclass turns
+    a missing name into ValueError("Unknown <what>: '<NAME>'. Valid options are: <names>")."""
     body = ast.unparse(fn)
+    m = re.search(r"return (\w+)\[value\.upper\(\)\]", body)
+    enum = rel.enum_nodes.get(m.group(1)) if m else None
+    if enum is None:
+        return True
+    meta = next((kw.value for kw in enum.keywords if kw.arg == "metaclass"), None)
+    meta_node = rel.classes.get(meta.id) if isinstance(meta, ast.Name) else None
+    what = re.search(r"Unknown ([^:'{]+): '\{name\}'", ast.unparse(meta_node)) if meta_node else None
+    if what is None:
+        return True  # a KeyError pydantic does not wrap: not modelled
+    names, values = [], []
+    for stmt in enum.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            v = _literal(stmt.value)
+            if isinstance(v, str) or (isinstance(stmt.value, ast.Constant) and stmt.value.value is None):
+                names.append(stmt.targets[0].id)  # (CUSTOM = None: a member whose class is registered later)
+                values.append(v)
+    return {"enum_names": names, "enum_values": values, "what": what.group(1),
+            "auto": "value.lower() == 'auto'" in body}
+
+
+def _field_validator_kind(fn: ast.FunctionDef, decorator: str, rel: Release):
+    """Field validators modelled: a `before` one that lower-cases a string and turns dashes
+    into underscores ("norm"), a `wrap` one that lets None through ("none_ok"), and an enum
+    looked up by name (a dict: the enum's names and values, see _enum_by_name)."""
+    body = ast.unparse(fn)
+    if "mode='before'" in decorator and "[value.upper()]" in body:
+        return _enum_by_name(fn, rel)
     if "mode='before'" in decorator and ".lower().replace('-', '_')" in body and len(fn.body) <= 3:
         return "norm"
     if "mode='wrap'" in decorator and "if value is None:" in body and "return handler(value)" in body \

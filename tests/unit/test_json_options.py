@@ -166,3 +166,16 @@ def test_kernel_backends_are_normalized_before_the_literal():
     # a wrap validator lets None through where the field is a plain bool
     assert problem("kernel_config", {"enable_jit_warmup": None}, _state("0.33.0")) is None
     assert problem("kernel_config", {"monokernel": None}, _state("0.33.0")) is not None
+
+
+def test_attention_backends_are_enum_names():
+    got = _strip(problem("attention_config", {"backend": "nope"}, _state("0.33.0")))
+    assert got.startswith("1 validation error for AttentionConfig\nbackend\n  Value error, Unknown attention backend: "
+                          "'NOPE'. Valid options are: FLASH_ATTN, ")
+    assert problem("attention_config", {"backend": "flash_attn"}, _state("0.33.0")) is None
+    # "auto" means automatic selection in 0.33.0's validator; 0.13.0 looks it up as a name
+    assert problem("attention_config", {"backend": "auto"}, _state("0.33.0")) is None
+    assert "Unknown attention backend: 'AUTO'" in problem("attention_config", {"backend": "auto"}, _state("0.13.0"))
+    # not a string: pydantic's enum check by value (the backend class paths)
+    assert "Input should be 'vllm.v1.attention.backends" in problem("attention_config", {"backend": 5},
+                                                                     _state("0.33.0"))

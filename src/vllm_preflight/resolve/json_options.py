@@ -195,7 +195,9 @@ def _fields(cls: dict, raw: Any, prefix: str, errors: list[_Error]) -> dict:
         value = raw[name]
         if custom == "norm" and isinstance(value, str):  # its `before` validator: lower-case, dashes to underscores
             value = value.lower().replace("-", "_")
-        if custom is True or (custom == "none_ok" and value is None):
+        if isinstance(custom, dict):  # an enum looked up by name (AttentionConfig's backends)
+            out[name] = _enum_by_name(custom, value, prefix + name, errors)
+        elif custom is True or (custom == "none_ok" and value is None):
             out[name] = value  # its own validator: not modelled (or, wrapped, None passes)
         else:
             out[name] = _value(typ, value, prefix + name, errors, bounds)
@@ -204,7 +206,7 @@ def _fields(cls: dict, raw: Any, prefix: str, errors: list[_Error]) -> dict:
     return out
 
 
-_CODES = (("Unexpected keyword", "unexpected_keyword_argument"), ("Input should be greater than or equal", "greater_than_equal"),
+_CODES = (("Unexpected keyword", "unexpected_keyword_argument"), ("Value error", "value_error"), ("Input should be greater than or equal", "greater_than_equal"),
           ("Input should be greater than", "greater_than"), ("Input should be less than or equal", "less_than_equal"),
           ("Input should be less than", "less_than"), ("Input should be a valid integer, unable", "int_parsing"),
           ("Input should be a valid integer, got", "int_from_float"), ("Input should be a valid integer", "int_type"),
@@ -219,6 +221,24 @@ _CODES = (("Unexpected keyword", "unexpected_keyword_argument"), ("Input should 
 def _code(message: str) -> str:
     """pydantic's error code, printed after each error (the comparison reads up to the first)."""
     return next((code for prefix, code in _CODES if message.startswith(prefix)), "literal_error")
+
+
+def _enum_by_name(enum: dict, value: Any, loc: str, errors: list[_Error]) -> Any:
+    """A string is an enum member's name (upper-cased; "auto" is None where the validator says
+    so); anything else but None goes to pydantic's enum check by value."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if enum["auto"] and value.lower() == "auto":
+            return None
+        if value.upper() in enum["enum_names"]:
+            return value.upper()
+        errors.append(_Error(loc, f"Value error, Unknown {enum['what']}: '{value.upper()}'. Valid options are: "
+                                  f"{', '.join(enum['enum_names'])}"))
+        return value
+    if value not in enum["enum_values"]:
+        errors.append(_Error(loc, _literal_text(enum["enum_values"])))
+    return value
 
 
 # ------------------------------------------------------------------ class validators
@@ -359,14 +379,23 @@ def after_parallel(state: State, values: dict) -> None:
 
 
 # ------------------------------------------------------------------ the parser's call
-DESTS = frozenset({"hf_overrides"})
+# the options whose argparse type is vLLM's `union_dict_and_str` (a JSON object, else the text)
+DESTS = frozenset({"hf_overrides", "additional_config", "model_loader_extra_config", "pt_load_map_location"})
 _OBJECT_TEXT = re.compile(r"(?s)^\s*{.*}\s*$")
+_JSON_LOADS = "<function loads at 0x7f0000000000>"  # json.loads as argparse prints it (its address varies)
 
 
 def check(action, text: str, value: Any, state: State) -> None:
     """Called by the parser as it converts an option's value (resolve/argv.py)."""
-    if action.dest == "hf_overrides":
-        if not _OBJECT_TEXT.match(text) or not isinstance(value, dict):
+    if action.dest in DESTS:
+        if _OBJECT_TEXT.match(text):
+            try:
+                json.loads(text)
+            except ValueError:
+                # text that looks like an object is handed to json.loads (0.12.0 arg_utils.py:136-139)
+                raise Refusal("ArgumentError", f"argument {action.display}: Value {text} cannot be converted "
+                                               f"to {_JSON_LOADS}.") from None
+        if action.dest == "hf_overrides" and not isinstance(value, dict):
             raise hf_overrides_refusal(text)
         return
     message = problem(action.dest, value, state)
