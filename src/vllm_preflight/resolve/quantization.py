@@ -495,10 +495,11 @@ def verify_config(state: State, facts: ModelFacts, values: dict) -> None:
 
 def _blocked_weights(method: str, q: dict | None, v: tuple, fp8_blocked: bool) -> bool:
     """The built quant config's `weight_block_size` / `has_blocked_weights()`."""
-    if method in ("fp8", "deepseek_v4_fp8"):
-        return fp8_blocked  # Fp8Config.weight_block_size from the checkpoint (modelfacts.blocked_fp8)
     if q is None:
         return False
+    if method in ("fp8", "deepseek_v4_fp8"):
+        # Fp8Config.weight_block_size, from the checkpoint's config (also a text_config's)
+        return q.get("weight_block_size") is not None or fp8_blocked
     if method == "compressed-tensors" and v >= (0, 11, 1):  # compressed_tensors.py:791-799 (0.12.0)
         groups = q.get("config_groups")
         return isinstance(groups, dict) and any(
