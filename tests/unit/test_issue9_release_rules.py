@@ -223,15 +223,30 @@ def test_0_20_2_rules_equal_0_20_1():
 
 CONFIG_CHECK_KNOBS = ("async_pp", "scheduler_field_bounds", "kv_connector_checked_in_config", "parallel_field_bounds",
                       "dcp_check_in_parallel_config", "dcp_message_spaced", "custom_ops_conflicts",
-                      "dcp_messages_v0_27", "executor_class_lookup", "ray_installed", "p2p_nccl_registered",
+                      "dcp_messages_v0_27", "executor_class_lookup", "ray_installed",
                       "draft_model_not_implemented")
 
 
 def test_0_30_0_config_checks_equal_0_29_0():
     """Each of these rules read in 0.29.0, 0.30.0 and 0.31.0's sources: 0.30.0 changes none of them
-    (0.31.0 adds the V1 runner's async+PP refusal)."""
+    (0.31.0 adds the V1 runner's async+PP refusal; 0.30.0 registers one more KV connector, HiSparseConnector)."""
     a, b = get_release("0.29.0").rules, get_release("0.30.0").rules
     assert {k: a[k] for k in CONFIG_CHECK_KNOBS} == {k: b[k] for k in CONFIG_CHECK_KNOBS}
+
+
+def test_kv_connector_registry_per_release():
+    """KVConnectorFactory's registry read in each release's kv_connector/factory.py equals the
+    recorded value sets where a release was recorded, and is known on every other release too."""
+    from vllm_preflight.resolve.config_checks import _all_facts
+
+    for version, rec in _all_facts().items():
+        if isinstance(rec, dict) and rec.get("kv_connectors"):
+            assert sorted(rec["kv_connectors"]) == list(get_release(version).rules["kv_connectors"]), version
+    assert "HiSparseConnector" not in get_release("0.29.0").rules["kv_connectors"]
+    assert "HiSparseConnector" in get_release("0.30.0").rules["kv_connectors"]
+    kv = json.dumps({"kv_connector": "HiSparseConnector", "kv_role": "kv_both"})
+    assert "Unsupported connector type: HiSparseConnector" in _err(_run("0.29.0", "--enforce-eager",
+                                                                        "--kv-transfer-config", kv))
 
 
 def test_flex_attention_always_from_0_20_0():

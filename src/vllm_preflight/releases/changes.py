@@ -15,6 +15,26 @@ _FUSION_NOOP_ALLREDUCE = ("Fusion enabled but reshape elimination disabled. Allr
                           "fusion might not work")
 
 
+def _kv(base: tuple[str, ...], add: tuple[str, ...] = (), drop: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return tuple(sorted((set(base) | set(add)) - set(drop)))
+
+
+# KVConnectorFactory's registry (each release's kv_connector/factory.py register_connector calls, read
+# in all 35 releases; equal to the recorded value sets of 0.12.0, 0.13.0, 0.21.0, 0.24.0, 0.27.0, 0.33.0)
+_KV_V0_11_0 = ("LMCacheConnectorV1", "MultiConnector", "NixlConnector", "OffloadingConnector", "P2pNcclConnector",
+               "SharedStorageConnector")
+_KV_V0_11_1 = _kv(_KV_V0_11_0, ("DecodeBenchConnector", "LMCacheMPConnector"))
+_KV_V0_13_0 = _kv(_KV_V0_11_1, ("ExampleConnector", "MooncakeConnector"), ("SharedStorageConnector",))
+_KV_V0_14_0 = _kv(_KV_V0_13_0, ("MoRIIOConnector",))
+_KV_V0_17_0 = _kv(_KV_V0_14_0, ("ExampleHiddenStatesConnector",))
+_KV_V0_18_0 = _kv(_KV_V0_17_0, ("FlexKVConnectorV1",))
+_KV_V0_19_0 = _kv(_KV_V0_18_0, ("SimpleCPUOffloadConnector",))
+_KV_V0_20_0 = _kv(_KV_V0_19_0, ("HF3FSKVConnector",))
+_KV_V0_21_0 = _kv(_KV_V0_20_0, ("MooncakeStoreConnector",))
+_KV_V0_24_0 = _kv(_KV_V0_21_0, ("NixlPullConnector", "NixlPushConnector"), ("P2pNcclConnector",))
+_KV_V0_30_0 = _kv(_KV_V0_24_0, ("HiSparseConnector",))
+
+
 def _msg_deepep(prefix: str, how: str, options: str) -> str:
     return (f"{prefix}: Disabling CUDA Graphs since DeepEP high-throughput kernels are optimized for "
             f"prefill and are incompatible with CUDA Graphs. In order to use CUDA Graphs for "
@@ -96,7 +116,7 @@ CHANGES: list[tuple[str, dict]] = [
         # Requires-Dist, read 0.12.0-0.17.1), none from 0.18.0 (read 0.18.0-0.23.0; 0.21.0, 0.27.0 and
         # 0.33.0 recorded). msgpack comes only with ray (ray's own Requires-Dist), and
         # P2pNcclConnector (registered through 0.23.0) imports it
-        "ray_installed": True, "p2p_nccl_registered": True,
+        "ray_installed": True, "kv_connectors": _KV_V0_11_0,
         # compilation config
         "mode_field": "level", "mode_accepts_names": False, "has_level_alias": False,
         "config_extra": "ignore", "cudagraph_mode_bad_name_error": "KeyError",
@@ -257,7 +277,11 @@ CHANGES: list[tuple[str, dict]] = [
     # cache manager's default asks the connector class from 0.22.0 (config/vllm.py:1440-1451; 0.23.0
     # :1479-1486 through supports_hma_config); 0.21.0 :1340 does not (recorded on 0.21.0 and 0.24.0)
     ("0.22.0", {"kv_connector_checked_in_config": "always"}),
-    ("0.24.0", {"p2p_nccl_registered": False}),  # gone from kv_connector/factory.py
+    ("0.11.1", {"kv_connectors": _KV_V0_11_1}), ("0.13.0", {"kv_connectors": _KV_V0_13_0}),
+    ("0.14.0", {"kv_connectors": _KV_V0_14_0}), ("0.17.0", {"kv_connectors": _KV_V0_17_0}),
+    ("0.18.0", {"kv_connectors": _KV_V0_18_0}), ("0.19.0", {"kv_connectors": _KV_V0_19_0}),
+    ("0.20.0", {"kv_connectors": _KV_V0_20_0}), ("0.21.0", {"kv_connectors": _KV_V0_21_0}),
+    ("0.24.0", {"kv_connectors": _KV_V0_24_0}), ("0.30.0", {"kv_connectors": _KV_V0_30_0}),
     # dynamic speculative decoding, read in every release's config/vllm.py 0.24.0-0.33.0
     ("0.24.0", {"dynamic_sd_piecewise": "always"}),
     ("0.25.0", {"dynamic_sd_piecewise": "v1_runner",

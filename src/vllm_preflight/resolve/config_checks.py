@@ -352,7 +352,7 @@ def _p2p_nccl_msgpack(state: State, kv: dict, assumptions: list[Assumption]) -> 
     looking it up fails (recorded on 0.21.0)."""
     if kv["kv_connector"] != "P2pNcclConnector" or kv.get("kv_connector_module_path"):
         return
-    if state.release.rules.get("ray_installed", True) or not state.release.rules.get("p2p_nccl_registered", False):
+    if state.release.rules.get("ray_installed", True) or kv["kv_connector"] not in state.release.rules["kv_connectors"]:
         return
     assumptions.append(Assumption("node.msgpack", False, "P2pNcclConnector imports msgpack, not a vLLM "
                                                          "dependency without ray; taken as not installed"))
@@ -407,24 +407,14 @@ def validate_v1_runner(state: State, values: dict) -> None:
         raise _pyd("VllmConfig", "Model Runner V1 does not support: " + ", ".join(found))
 
 
-@lru_cache(maxsize=1)
-def _every_kv_connector() -> frozenset[str]:
-    return frozenset(n for rec in _all_facts().values() if isinstance(rec, dict) for n in rec.get("kv_connectors") or ())
-
-
 def _lookup_connector(state: State, kv: dict) -> None:
     if kv.get("kv_connector_module_path"):
         return  # an external module: not importable here
     rec = value_facts(state)
     name = kv["kv_connector"]
-    if rec and rec.get("kv_connectors") and name not in rec["kv_connectors"]:
-        raise _pyd("VllmConfig", f"Unsupported connector type: {name}")
-    if not rec and name not in _every_kv_connector():
-        # a release without a recorded set: a name no release registers (each release's
-        # kv_connector/factory.py registry, 0.11.0-0.33.0, is within the recorded sets' union)
-        raise _pyd("VllmConfig", f"Unsupported connector type: {name}")
-    if name == "P2pNcclConnector" and not state.release.rules.get("p2p_nccl_registered", True):
-        # no recorded value set needed: 0.24.0+ kv_connector/factory.py no longer registers it
+    # the recorded value set, else the registry read in the release's kv_connector/factory.py
+    known = rec["kv_connectors"] if rec and rec.get("kv_connectors") else state.release.rules["kv_connectors"]
+    if name not in known:
         raise _pyd("VllmConfig", f"Unsupported connector type: {name}")
 
 
