@@ -279,3 +279,15 @@ def test_bitblas_checkpoints_need_the_package():
     with pytest.raises(Exception) as e:
         Q._from_checkpoint("BitBLASConfig", {**GPTQ_4, "checkpoint_format": "bitblas"}, (0, 12, 0))
     assert "could not importwith the following error: No module named 'bitblas'" in e.value.message
+
+
+def test_modelopt_algo_is_compared_as_written_before_0_14():
+    # ModelOptQuantConfigBase.from_config (0.12.0 modelopt.py:208-271; upper-cased from 0.14.0)
+    q = {"quant_method": "modelopt", "quant_algo": "nvfp4"}
+    with pytest.raises(Exception) as e:
+        Q._from_checkpoint("ModelOptNvFp4Config", q, (0, 12, 0))
+    assert "ModelOpt currently only supports: ['FP8', 'NVFP4'] quantizations in vLLM." in e.value.message
+    Q._from_checkpoint("ModelOptNvFp4Config", q, (0, 14, 0))
+    with pytest.raises(Exception) as e:
+        Q._from_checkpoint("ModelOptFp8Config", {"quant_method": "modelopt"}, (0, 33, 0))
+    assert "Missing 'quant_algo' in quantization config" in e.value.message

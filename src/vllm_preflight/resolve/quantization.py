@@ -411,6 +411,21 @@ def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
             raise _pyd("VllmConfig", "moe_wna16 only support gptq and awq.")
     if cls_name in ("BitBLASConfig", "GPTQBitBLASConfig"):
         raise _pyd("VllmConfig", _BITBLAS_MISSING)
+    if cls_name in ("ModelOptFp8Config", "ModelOptNvFp4Config"):
+        # ModelOptQuantConfigBase.from_config (0.12.0 modelopt.py:208-271): the algo must be given;
+        # before 0.14.0 it is compared as written with ["FP8", "NVFP4"] (upper-cased from 0.14.0,
+        # against a longer list the overrides already keep to)
+        sub = q.get("quantization")
+        algo = sub.get("quant_algo") if isinstance(sub, dict) else q.get("quant_algo") if "quantization" not in q \
+            else None
+        if "quantization" in q and not isinstance(sub, dict):
+            raise _pyd("VllmConfig", "Expected 'quantization' to be a dictionary in config")
+        if not algo:
+            raise _pyd("VllmConfig", "Missing 'quant_algo' in quantization config")
+        if v < (0, 14, 0) and algo not in ("FP8", "NVFP4"):
+            raise _pyd("VllmConfig", "ModelOpt currently only supports: ['FP8', 'NVFP4'] quantizations in vLLM. "
+                                     "Please check the `hf_quant_config.json` file for your model's quant "
+                                     "configuration.")
     bits = q.get("w_bit", q.get("bits")) if cls_name in ("AWQConfig", "AutoAWQConfig") else q.get("bits")
     if cls_name == "GPTQConfig" and bits not in (2, 3, 4, 8):  # gptq.py:91-95 (0.12.0)
         raise _pyd("VllmConfig", "Currently, only 2/3/4/8-bit weight quantization is supported for GPTQ, "
