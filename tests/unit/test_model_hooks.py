@@ -140,3 +140,19 @@ def test_deepseek_v32_needs_index_topk_in_the_file(target):
     assert _error("hook-deepseekv32-type-without-index-topk", [], target) == (
         "ValidationError", "1 validation error for VllmConfig\n  Assertion failed, ")
     assert _error("hook-deepseekv32", ["-tp", "2"], target) is None
+
+
+def test_mamba_prefix_caching_needs_chunked_prefill_per_release():
+    words = ["--enable-prefix-caching", "--no-enable-chunked-prefill"]
+    # 0.22.0-0.27.x: Mamba2 supports mamba cache mode "all" and gets it by default
+    assert _error("hook-mamba2", words, "0.27.0") is None
+    # 0.28.0-0.31.x: "align" unless "all" is asked for
+    align = "1 validation error for VllmConfig\n  Assertion failed, Chunked prefill is required for mamba cache mode 'align'."
+    assert _error("hook-mamba2", words, "0.28.0") == ("ValidationError", align)
+    assert _error("hook-mamba2", words + ["--mamba-cache-mode", "all"], "0.28.0") is None
+    # 0.32.0+ (no "all" mode any more): always; 0.33.0 words it differently
+    assert _error("hook-mamba2", words, "0.32.0") == ("ValidationError", align)
+    assert _error("hook-mamba2", words, "0.33.0")[1].endswith("Chunked prefill is required for Mamba prefix caching.")
+    # prefix caching is off by default for a pure mamba model, on for a generative hybrid one
+    assert _error("hook-mamba2", ["--no-enable-chunked-prefill"], "0.33.0") is None
+    assert _error("hook-qwen4exp", ["--no-enable-chunked-prefill"], "0.30.0") == ("ValidationError", align)

@@ -170,24 +170,43 @@ _HYBRID_ARCHS = frozenset({
     "Qwen3_5MoeForConditionalGeneration", "Qwen4ExpForCausalLM", "Qwen4ExpForConditionalGeneration",
     "Zamba2ForCausalLM"})
 # the assert's text, by first release
-_MAMBA_CHUNKED_MESSAGES = (((0, 32, 0), "Chunked prefill is required for mamba cache mode 'align'."),
+_MAMBA_CHUNKED_MESSAGES = (((0, 22, 0), "Chunked prefill is required for mamba cache mode 'align'."),
                            ((0, 33, 0), "Chunked prefill is required for Mamba prefix caching."))
 
 
+# classes with SupportsMambaPrefixCaching (mamba cache mode "all"), 0.22.0-0.31.x
+_MAMBA_ALL_MODE = frozenset({"MambaForCausalLM", "FalconMambaForCausalLM", "Mamba2ForCausalLM", "FalconH1ForCausalLM",
+                             "GraniteMoeHybridForCausalLM", "JambaForCausalLM", "JambaForSequenceClassification",
+                             "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "Zamba2ForCausalLM"})
+
+
 def mamba_prefix_caching(state: State, values: Values) -> None:
-    """MambaModelConfig, 0.32.0+ (mamba and hybrid models): prefix caching needs chunked
-    prefill. Prefix caching is on by default for generative hybrid models (not for pure mamba
-    models, which are attention-free, nor for pooling ones)."""
+    """MambaModelConfig (mamba and hybrid models) with prefix caching on: 0.22.0-0.31.x pick a
+    mamba cache mode ("all" where the model supports it, else "align"; from 0.28.0 "align"
+    unless the user asked for "all") and "align" needs chunked prefill; from 0.32.0 prefix
+    caching always needs it. Prefix caching is on by default for generative hybrid models from
+    0.26.0 (pure mamba models are attention-free: off)."""
     arch = state.model.architecture if state.model is not None else ""
     caching = values.get("enable_prefix_caching")
     if caching is None:
-        caching = arch in _HYBRID_ARCHS and not state.model_cfg.get("is_pooling")
-    if caching and not state.scheduler.get("enable_chunked_prefill"):
-        msg = ""
-        for first, text in _MAMBA_CHUNKED_MESSAGES:
-            if _since(state, first):
-                msg = text
-        raise validation_error(msg, "Assertion failed")
+        caching = arch in _HYBRID_ARCHS and not state.model_cfg.get("is_pooling") \
+            and _since(state, _SINCE["hybrid_prefix_caching_default"])
+    if not caching or state.scheduler.get("enable_chunked_prefill"):
+        return
+    if not _since(state, _SINCE["mamba_chunked_prefill_assert"]):
+        mode = values.get("mamba_cache_mode") or "none"
+        if mode == "none":
+            aligned_default = _since(state, _SINCE["mamba_align_by_default"])
+            mode = "align" if aligned_default or arch not in _MAMBA_ALL_MODE else "all"
+        if mode == "all" and arch not in _MAMBA_ALL_MODE:
+            mode = "align"
+        if mode != "align":
+            return
+    msg = ""
+    for first, text in _MAMBA_CHUNKED_MESSAGES:
+        if _since(state, first):
+            msg = text
+    raise validation_error(msg, "Assertion failed")
 
 
 def deepseek_v32(state: State, values: Values) -> None:
@@ -453,9 +472,9 @@ def breakable_by_default(state: State, architecture: str) -> None:
     if "VLLM_USE_BREAKABLE_CUDAGRAPH" in state.env:
         return
     archs: frozenset = frozenset()
-    for first, names in _BREAKABLE:
+    for first, default_archs in _BREAKABLE:
         if _since(state, first):
-            archs = names
+            archs = default_archs
     listed = state.model.config_value("architectures") if state.model is not None else None
     names = set(listed) if isinstance(listed, list) else {architecture}  # every listed class counts
     if names & archs:
@@ -483,7 +502,10 @@ _BREAKABLE: tuple[tuple[tuple, frozenset], ...] = (
 
 # where a hook's own rule changes (first release)
 _SINCE = {
-    "mamba_chunked_prefill_assert": (0, 32, 0),
+    "mamba_chunked_prefill_assert": (0, 32, 0),  # whatever the mamba cache mode
+    "mamba_cache_mode_asserts": (0, 22, 0),  # 0.15.0-0.21.x differ (speculative asserts): not ported
+    "mamba_align_by_default": (0, 28, 0),
+    "hybrid_prefix_caching_default": (0, 26, 0),
     "mamba_graph_mode_dropped": (0, 11, 1),
     "asserts_in_model_config": (0, 14, 0),
     "qwen4_exp_moe_sp": (0, 32, 0),
@@ -537,6 +559,6 @@ def apply(state: State, architecture: str | None, values: Values | None = None) 
             entry[1](state, vals)
     if state.release.key < _SINCE["mamba_graph_mode_dropped"] and (arch in _MAMBA_ARCHS or arch in _HYBRID_ARCHS_0_11):
         mamba_0_11(state, vals)
-    if _since(state, _SINCE["mamba_chunked_prefill_assert"]) and (arch in _MAMBA_ARCHS or arch in _HYBRID_ARCHS):
+    if _since(state, _SINCE["mamba_cache_mode_asserts"]) and (arch in _MAMBA_ARCHS or arch in _HYBRID_ARCHS):
         mamba_prefix_caching(state, vals)
     breakable_by_default(state, arch)
