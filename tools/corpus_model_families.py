@@ -587,9 +587,8 @@ def _json_options(v: tuple) -> Pool:
         return {"int": "12", "float": 2, "bool": "yes"}.get(typ) if isinstance(typ, str) else None
 
     for dest, key in sorted(options.items()):
-        if dest in ("kv_transfer_config", "structured_outputs_config"):
-            continue  # config_checks.py ports those
         cls = data["classes"][key]
+        ported = dest in ("kv_transfer_config", "structured_outputs_config")  # their literals: config_checks.py
         # a pooler config on a generative model changes its CUDA graphs from 0.13.0 (VllmConfig reads
         # `pooler_config is not None`): its own case below; the pool reads it on a pooling model
         model = moe if dest in ("eplb_config", "aux_output_config") else "llama-classify" \
@@ -636,7 +635,7 @@ def _json_options(v: tuple) -> Pool:
                     add(model, [f, json.dumps({name: [] if "list" in json.dumps(typ) else {}})])
             if isinstance(typ, dict) and "cls" in typ:
                 add(model, [f, json.dumps({name: {"not_a_field": 1}})])
-        if len(bads) >= 2:
+        if len(bads) >= 2 and not ported:
             add(model, [f, json.dumps({bads[-1][0]: bads[-1][1], "zz_unknown": 0, bads[0][0]: bads[0][1]})])
     if "eplb_config" in options:
         ep = ["-ep", "-tp", "2"]

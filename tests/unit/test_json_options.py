@@ -179,3 +179,21 @@ def test_attention_backends_are_enum_names():
     # not a string: pydantic's enum check by value (the backend class paths)
     assert "Input should be 'vllm.v1.attention.backends" in problem("attention_config", {"backend": 5},
                                                                      _state("0.33.0"))
+
+
+def test_kv_transfer_field_types_come_before_its_post_init():
+    # pydantic checks the fields first: a number for kv_connector, not the missing kv_role (real 0.12.0/0.33.0)
+    for target in ("0.12.0", "0.33.0"):
+        err = _error(["--kv-transfer-config", '{"kv_connector": 5}'], target, "llama-dense")
+        assert _strip(err.message) == ("argument --kv-transfer-config: 1 validation error for KVTransferConfig\n"
+                                       "kv_connector\n  Input should be a valid string")
+
+
+def test_structured_outputs_backend_options():
+    got = problem("structured_outputs_config", {"disable_any_whitespace": True}, _state("0.33.0"))
+    assert "Value error, disable_any_whitespace is only supported for xgrammar and guidance backends." in got
+    assert problem("structured_outputs_config", {"disable_any_whitespace": True, "backend": "guidance"},
+                   _state("0.33.0")) is None
+    got = problem("structured_outputs_config", {"disable_additional_properties": "yes", "backend": "xgrammar"},
+                  _state("0.12.0"))
+    assert "Value error, disable_additional_properties is only supported for the guidance backend." in got

@@ -372,6 +372,8 @@ def _parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
                 if action.choices is not None and v not in action.choices:
                     choices = ", ".join(repr(c) for c in action.choices)
                     raise _arg_error(f"argument {action.display}: invalid choice: {v!r} (choose from {choices})")
+                if action.dest in json_options.DESTS or action.converter.removeprefix("opt:") == "config":
+                    json_options.check(action, text, v, state)  # pydantic's field checks of a JSON option, first
                 if action.dest == "compilation_config":
                     # argparse's converter validates the JSON as it reads it (pydantic)
                     try:
@@ -383,8 +385,6 @@ def _parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
                                else config_checks.structured_outputs_problem(v, state))
                     if problem:
                         raise _arg_error(f"argument {action.display}: {problem}")
-                elif action.dest in json_options.DESTS or action.converter.removeprefix("opt:") == "config":
-                    json_options.check(action, text, v, state)  # pydantic's checks of a JSON option
                 converted.append(v)
             if action.nargs in (None,):
                 value = converted[0]

@@ -271,7 +271,28 @@ def _engram_after(cls: dict, cfg: dict) -> str | None:
     return None
 
 
+def _structured_outputs_after(cls: dict, cfg: dict) -> str | None:
+    """StructuredOutputsConfig's backend-specific options (0.11.0 __post_init__, a model validator
+    from 0.11.1; 0.33.0 config/structured_outputs.py:66). 0.11.x-0.17.x first check the reasoning
+    parser against the registered ones: not modelled."""
+    backend = cfg.get("backend", "auto")
+    if _truthy(cfg.get("disable_any_whitespace")) and backend not in ("xgrammar", "guidance"):
+        return "disable_any_whitespace is only supported for xgrammar and guidance backends."
+    if _truthy(cfg.get("disable_additional_properties")) and backend != "guidance":
+        return "disable_additional_properties is only supported for the guidance backend."
+    return None
+
+
+def _truthy(value: Any) -> bool:
+    try:
+        return _bool(value)
+    except ValueError:
+        return bool(value)
+
+
 _AFTER = {("EPLBConfig", "_validate_eplb_config:after"): _eplb_after,
+          ("StructuredOutputsConfig", "_validate_structured_output_config:after"): _structured_outputs_after,
+          ("StructuredOutputsConfig", "__post_init__"): _structured_outputs_after,
           ("EngramConfig", "_validate_shared_memory:after"): _engram_after}
 
 
