@@ -380,6 +380,13 @@ def _max_model_len(v: tuple) -> Pool:
         pool += [("len-mpt-max-seq-len", m(2048), {}), ("len-mpt-max-seq-len", m(2049), {})]
     if v >= (0, 14):  # human_readable_int_or_auto: "auto" and -1 ask for the derived length
         pool += [("llama-dense", m("auto"), {}), ("len-qwen2-yarn", m("AUTO"), {}), ("llama-dense", m(-2), {})]
+    if v >= (0, 12):  # other families' fixtures: encoders (absolute and RoPE), hybrids, Mamba, multimodal
+        pool += [("pp-modernbert-embed", m(1025), {}), ("pp-xlm-roberta-embed", m(515), {}),
+                 ("pp-zamba2-hybrid", m(4097), {})]
+        if not (0, 14) <= v < (0, 30):  # 0.16.0 cannot build Mamba2's arch config (no num_attention_heads)
+            pool += [("pp-mamba2", m(1000000000), {})]
+        if not (0, 30) <= v < (0, 31):
+            pool += [("mm-gemma3", m(131073), {}), ("mm-qwen2-vl", m(32769), {})]
     if v < (0, 11, 1):
         # 0.11.0 installs Transformers 5 under code written for 4: Whisper's tokenizer, Gemma3's
         # per-layer RoPE and Llava's model inspection fail before the length is derived, and its
