@@ -130,7 +130,7 @@ _LEN_DEFAULT_KEY = {"whisper": "max_target_positions", "mpt": "max_seq_len"}
 # config classes with RoPE (a rope_theta default) although config.json may not say so
 _ROPE_TYPES = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
                "gemma3_text", "phi3", "cohere", "deepseek_v2", "deepseek_v3", "deepseek_v32", "gpt_oss", "glm4_moe",
-               "kimi_k2", "llama4_text", "minimax_m2", "minimax_text_01")
+               "kimi_k2", "llama4_text", "minimax_m2", "minimax_text_01", "modernbert")
 # Qwen2-family configs drop sliding_window unless use_sliding_window
 _USE_SLIDING_WINDOW = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
 
