@@ -179,6 +179,12 @@ def _multimodal(v: tuple) -> Pool:
         ec = '{"ec_connector": "ECExampleConnector", "ec_role": "ec_producer"}'
         pool += [(mm, ["--language-model-only", "-cc", '{"cudagraph_mm_encoder": true}'], {}),
                  ("llama-dense", ["--ec-transfer-config", ec], {})]
+    if v < (0, 11, 1):
+        # vLLM 0.11.0 (with the transformers it installs) refuses these checkpoints' rope_scaling or
+        # fails to inspect their classes, and Whisper's tokenizer: its other multimodal models stand in
+        swap = {"mm-qwen2-vl": "mm-internvl", "mm-qwen2.5-vl": "mm-llama4", "mm-llava": "mm-internvl",
+                "mm-gemma3": "mm-llama4", "mm-mistral3": "mm-internvl"}
+        pool = [(swap.get(m, m), w, e) for m, w, e in pool if m != "whisper-encdec"]
     return pool
 
 
@@ -454,9 +460,9 @@ def _quantization(v: tuple) -> Pool:
     }
     if v >= (0, 17, 0):
         # NVFP4 checkpoints turn on the act+quant fusion pass from 0.17.0 (VllmConfig
-        # enable_act_fusion: model_config.is_nvfp4_quantized), a compilation default not
-        # ported yet: only the refused NVFP4 cases are kept
-        pool["quant-modelopt-fp4"] = [[D, "float32"], [Q, "modelopt_fp4", D, "float"]]
+        # enable_act_fusion: model_config.is_nvfp4_quantized): with each -O level
+        pool["quant-modelopt-fp4"] += [["-O0"], ["-O3"], ["-O1"], [Q, "modelopt_fp4", "-O1"],
+                                       [D, "float32"], [Q, "modelopt_fp4", D, "float"]]
     if v >= (0, 20, 0):
         pool["quant-fp8-tensor"].append([Q, "deepseek_v4_fp8"])
     if v < (0, 12, 0) or (0, 30, 0) <= v < (0, 33, 0):
@@ -509,8 +515,8 @@ def _arch_hooks(v: tuple) -> Pool:
             pool.append(("hook-llamabidirectional-no-pooling", [], {}))
     if v >= (0, 17, 0):
         pool += [("hook-llamanemotronvl-last", [], {}), ("hook-llamanemotronvl-mean", [], {}),
-                 ("hook-llamanemotronvl-no-pooling", [], {}), ("hook-llamanemotronvl-llm-config-cls", [], {})]
-    if v >= (0, 24, 0):
+                 ("hook-llamanemotronvl-no-pooling", [], {})]
+    if v >= (0, 33, 0):  # earlier releases' Transformers do not build this config.json's text config
         pool += [("hook-diffusiongemma", [], {}), ("hook-diffusiongemma", ["--attention-backend", "FLASHINFER"], {}),
                  ("hook-diffusiongemma", ["--max-num-seqs", "32"], {}),
                  ("hook-diffusiongemma", ["--max-num-seqs", "300"], {}),
@@ -680,6 +686,7 @@ def _json_options(v: tuple) -> Pool:
         add(dense, ["--ec-transfer-config", '{"ec_role": "ec_both", "ec_port": "p"}'])
         add(dense, ["--ec-transfer-config", '{"ec_role": "ec_producer", "ec_buffer_size": "1e9"}'])
         add(dense, ["--ec-transfer-config", '{"ec_role": "producer"}'])
+        add(dense, ["--ec-transfer-config", '{"ec_connector": "ECExampleConnector"}'])
     if "pooler_config" in options and (0, 12) <= v < (0, 14):
         # 0.12.x-0.13.x: a pooler config without pooling_type on a generative decoder crashes vLLM.
         # A pooler config that passes turns a generative model's full CUDA graphs off (VllmConfig reads

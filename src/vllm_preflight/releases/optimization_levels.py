@@ -71,7 +71,23 @@ def enable_norm_fusion(state) -> bool:
 
 
 def enable_act_fusion(state) -> bool:
-    return _custom_op_enabled(state, "silu_and_mul") or _custom_op_enabled(state, "quant_fp8")
+    return _custom_op_enabled(state, "silu_and_mul") or _custom_op_enabled(state, "quant_fp8") \
+        or (state.release.rules.get("act_fusion_nvfp4", False) and _nvfp4_quantized(state))
+
+
+def _nvfp4_quantized(state) -> bool:
+    """ModelConfig.is_nvfp4_quantized: a ModelOpt NVFP4 checkpoint, a compressed-tensors one in an
+    nvfp4 format, and (0.33.0) a ModelOpt mixed-precision one with any NVFP4 layer -- FP4 quant is
+    always a custom op, so Inductor cannot fuse it."""
+    method = state.model_cfg.get("quantization")
+    quant = state.model_cfg.get("quant_config") or {}
+    if method == "modelopt_fp4":
+        return True
+    if method == "modelopt_mixed" and state.release.rules.get("act_fusion_nvfp4_mixed", False):
+        layers = quant.get("quantized_layers")
+        return isinstance(layers, dict) and any(isinstance(info, dict) and info.get("quant_algo") == "NVFP4"
+                                                for info in layers.values())
+    return method == "compressed-tensors" and "nvfp4" in str(quant.get("format") or "").lower()
 
 
 def enable_allreduce_rms_fusion(state) -> bool:
