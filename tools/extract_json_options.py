@@ -47,7 +47,7 @@ class Release:
         self.aliases: dict[str, ast.expr] = {}
         self.enums: set[str] = set()
         files = sorted((root / "vllm" / "config").glob("*.py"))
-        for extra in ("engine/arg_utils.py", "config.py"):
+        for extra in ("engine/arg_utils.py", "config.py", "tasks.py"):
             if (root / "vllm" / extra).exists():
                 files.append(root / "vllm" / extra)
         for sub in ("attention", "v1/attention"):  # the attention backend enums (AttentionConfig)

@@ -197,3 +197,10 @@ def test_structured_outputs_backend_options():
     got = problem("structured_outputs_config", {"disable_additional_properties": "yes", "backend": "xgrammar"},
                   _state("0.12.0"))
     assert "Value error, disable_additional_properties is only supported for the guidance backend." in got
+
+
+def test_ec_connector_needs_a_role():
+    got = problem("ec_transfer_config", {"ec_connector": "x"}, _state("0.33.0"))
+    assert "Value error, Please specify ec_role when ec_connector is set, supported roles are ('ec_producer', " \
+           "'ec_both', 'ec_consumer')" in got
+    assert problem("ec_transfer_config", {"ec_connector": "x", "ec_role": "ec_both"}, _state("0.33.0")) is None

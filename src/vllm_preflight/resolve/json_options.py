@@ -290,7 +290,19 @@ def _truthy(value: Any) -> bool:
         return bool(value)
 
 
+def _ec_transfer_post_init(cls: dict, cfg: dict) -> str | None:
+    """ECTransferConfig.__post_init__ (0.12.0 config/ec_transfer.py:91, 0.33.0 :90): a connector
+    needs a role; the roles as Python prints the Literal's arguments."""
+    if cfg.get("ec_connector") is not None and cfg.get("ec_role") is None:
+        typ = next((f[1] for f in cls["fields"] if f[0] == "ec_role"), None)
+        inner = typ.get("opt", typ) if isinstance(typ, dict) else None
+        if isinstance(inner, dict) and "lit" in inner:
+            return f"Please specify ec_role when ec_connector is set, supported roles are {tuple(inner['lit'])}"
+    return None
+
+
 _AFTER = {("EPLBConfig", "_validate_eplb_config:after"): _eplb_after,
+          ("ECTransferConfig", "__post_init__"): _ec_transfer_post_init,
           ("StructuredOutputsConfig", "_validate_structured_output_config:after"): _structured_outputs_after,
           ("StructuredOutputsConfig", "__post_init__"): _structured_outputs_after,
           ("EngramConfig", "_validate_shared_memory:after"): _engram_after}
