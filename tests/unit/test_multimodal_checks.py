@@ -236,3 +236,10 @@ def test_typed_arguments_are_checked_before_post_init(registry):
     assert err is not None and err[1].startswith("1 validation error for ModelConfig\nlimit_mm_per_prompt\n")
     err = _err(_run("0.33.0", "--max-model-len", "10000000", "--limit-mm-per-prompt", '{"image": -1}'))
     assert err is not None and "limit_per_prompt.count" not in err[1]  # MultiModalConfig comes after it
+
+
+def test_release_0_11_1_lists_canonical_backend_names(registry):
+    # 0.11.1's message joins the members' names through their values: the CUSTOM alias shows as TORCH_SDPA
+    err = _err(_run("0.11.1", "--mm-encoder-attn-backend", "foo"))
+    assert err is not None and "CPU_ATTN, TORCH_SDPA [type=value_error" in err[1] and "CUSTOM" not in err[1]
+    assert _run("0.11.1", "--mm-encoder-attn-backend", "custom").vllm_error is None  # still a valid name

@@ -204,7 +204,10 @@ def _backend_error(key: tuple, name: str) -> str | None:
                 "Please select a supported attention backend.")
     members = _as_of("encoder_attn_backends", key) or []
     if upper not in members:
-        return f"Value error, Unknown attention backend: '{upper}'. Valid options are: {', '.join(members)}"
+        # 0.11.x lists each member's canonical name: CUSTOM is an alias of TORCH_SDPA (both ""); 0.12.0+
+        # lists the names themselves
+        shown = members if key >= (0, 12, 0) else ["TORCH_SDPA" if n == "CUSTOM" else n for n in members]
+        return f"Value error, Unknown attention backend: '{upper}'. Valid options are: {', '.join(shown)}"
     return None
 
 
