@@ -179,12 +179,6 @@ def _multimodal(v: tuple) -> Pool:
         ec = '{"ec_connector": "ECExampleConnector", "ec_role": "ec_producer"}'
         pool += [(mm, ["--language-model-only", "-cc", '{"cudagraph_mm_encoder": true}'], {}),
                  ("llama-dense", ["--ec-transfer-config", ec], {})]
-    if v < (0, 11, 1):
-        # vLLM 0.11.0 (with the transformers it installs) refuses these checkpoints' rope_scaling or
-        # fails to inspect their classes, and Whisper's tokenizer: its other multimodal models stand in
-        swap = {"mm-qwen2-vl": "mm-internvl", "mm-qwen2.5-vl": "mm-llama4", "mm-llava": "mm-internvl",
-                "mm-gemma3": "mm-llama4", "mm-mistral3": "mm-internvl"}
-        pool = [(swap.get(m, m), w, e) for m, w, e in pool if m != "whisper-encdec"]
     return pool
 
 
