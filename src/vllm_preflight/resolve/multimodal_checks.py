@@ -309,7 +309,7 @@ def _is_multimodal(state: State, facts: ModelFacts, v: dict) -> bool | None:
     """The registry's answer for the model's architecture, None where it is not recorded."""
     from vllm_preflight.releases.architectures import arch_support
 
-    if (v.get("model_impl") or "auto") != "auto":
+    if (v.get("model_impl") or "auto") not in ("auto", "vllm"):  # the Transformers/Terratorch backends
         return None
     support = arch_support(state.release.version, facts.architecture)
     if support is None or not support.registered:
