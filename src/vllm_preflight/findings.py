@@ -250,8 +250,12 @@ RULES: dict[str, Rule] = {r.code: r for r in (
              "names (enable_fusion, enable_attn_fusion, enable_noop, enable_sequence_parallelism, "
              "enable_async_tp, enable_fi_allreduce_fusion: deprecated on 0.12.0, rejected from 0.13.0) and "
              "dotted `vllm.x` op names (matched by 0.11.0 only; dropped silently from 0.11.1).",
-         fix="New names: fuse_norm_quant + fuse_act_quant, fuse_attn_quant, eliminate_noops, enable_sp, "
-             "fuse_gemm_comms, fuse_allreduce_rms; `-cc.x` for `-O.x`; `vllm::name` for `vllm.name`.",
+         fix="Rename each PassConfig key to the name its release reads: enable_fusion -> fuse_norm_quant + "
+             "fuse_act_quant, enable_attn_fusion -> fuse_attn_quant, enable_noop -> eliminate_noops, "
+             "enable_fi_allreduce_fusion -> fuse_allreduce_rms; enable_sequence_parallelism -> enable_sp and "
+             "enable_async_tp -> fuse_gemm_comms on 0.12.0-0.31.0 only (0.32.0+ PassConfig has no "
+             "sequence-parallelism or async-TP pass: drop those keys there). Each finding carries the rename "
+             "resolved on its own release and found clean. `-cc.x` for `-O.x`; `vllm::name` for `vllm.name`.",
          source="vllm/utils/argparse_utils.py (-O handling), vllm/config/compilation.py PassConfig (0.12.0).",
          triggers=Example("vllm serve Qwen/Qwen3-0.6B -cc.pass_config.enable_noop=true",
                           ("--vllm-version", "0.12.0")),

@@ -107,6 +107,73 @@ _PASS_OLD = ("enable_fusion", "enable_attn_fusion", "enable_sequence_parallelism
              "enable_fi_allreduce_fusion", "enable_noop")
 
 
+# each deprecated name's successors: a fixed name, or the release knob that names it (None there:
+# the release has no such pass; PassConfig has no SP / async-TP field from 0.32.0)
+_PASS_NEW = {"enable_fusion": ("fuse_norm_quant", "fuse_act_quant"), "enable_attn_fusion": ("attn_fusion_name",),
+             "enable_noop": ("eliminate_noops",), "enable_sequence_parallelism": ("sp_name",),
+             "enable_async_tp": ("async_tp_name",), "enable_fi_allreduce_fusion": ("fuse_allreduce_rms",)}
+
+
+def _successors(rel, old: str) -> list[str] | None:
+    names = [getattr(rel, n) if n.endswith("_name") else n for n in _PASS_NEW[old]]
+    return None if None in names else names
+
+
+def _renamed_words(argv: tuple[str, ...], renames: dict[str, list[str]]) -> tuple[str, ...] | None:
+    """argv with each deprecated pass key written under its successors (dotted `-cc.` words and
+    JSON --compilation-config values); None where a spelling is not one this rewrites."""
+    import json
+
+    out: list[str] = []
+    for w in argv:
+        key = next((o for o in renames if f"pass_config.{o}=" in w), None)
+        if key is not None:
+            head, value = w.split(f"pass_config.{key}=", 1)
+            out += [f"{head}pass_config.{new}={value}" for new in renames[key]]
+            continue
+        if w.startswith("{") and "pass_config" in w:
+            try:
+                cfg = json.loads(w)
+            except ValueError:
+                cfg = None
+            pc = cfg.get("pass_config") if isinstance(cfg, dict) else None
+            if isinstance(pc, dict) and any(o in pc for o in renames):
+                cfg["pass_config"] = {n: v for k, v in pc.items() for n in renames.get(k, [k])}
+                out.append(json.dumps(cfg))
+                continue
+        out.append(w)
+    return tuple(out) if out != list(argv) else None
+
+
+def _pass_rename_fix(ctx: Context, old: list[str]) -> str:
+    """' Fix (resolved on vLLM V: no VP311): write NEW.' when the rename, resolved on the same
+    release, starts with no VP311 finding; plus, for SP / async-TP, the release that drops the
+    successor too (0.32.0: no such pass key, so no name is safe across every release)."""
+    from dataclasses import replace
+
+    rel = ctx.release
+    renames = {o: _successors(rel, o) for o in old}
+    dep = ctx.result.deployment
+    tail = ""
+    for o in old:
+        last = _first_release(ctx.result.vllm_version, lambda r, o=o: _successors(r, o) is None)
+        if last and renames[o]:
+            tail += (f" ({' + '.join(renames[o] or [])}: rejected in turn from vLLM {last}, which has no "
+                     "such pass; drop the key there)")
+    if dep is None or ctx.rerun is None or any(v is None for v in renames.values()):
+        return tail
+    words = _renamed_words(tuple(dep.argv), {o: v for o, v in renames.items() if v is not None})
+    if words is None:
+        return tail
+    from vllm_preflight.hazards import hazard_findings
+
+    other = ctx.rerun(replace(dep, argv=words))
+    if other.vllm_error is not None or "VP311" in {f.rule for f in hazard_findings(other)}:
+        return tail
+    new = ", ".join(f"{o} -> {' + '.join(renames[o] or [])}" for o in old)
+    return f". Fix (resolved on vLLM {other.vllm_version}: starts, no VP311): rename {new}" + tail
+
+
 def _dotted_o(ctx: Context) -> list[str]:
     dep = ctx.result.deployment
     return [w for w in (dep.argv if dep else ()) if w.startswith("-O.")]
@@ -125,8 +192,8 @@ def deprecated_spelling(ctx: Context):
         if old:
             gone = _first_release(version, lambda r: not r.pass_config_deprecated_names)
             yield ctx.finding("VP311", f"PassConfig name{'s' if len(old) > 1 else ''} {', '.join(old)} "
-                              f"deprecated on vLLM {version}; vLLM {gone} rejects them (see the new names "
-                              "in `vllm-preflight explain VP311`)", f"pass_config.{old[0]}")
+                              f"deprecated on vLLM {version}; vLLM {gone} rejects them" + _pass_rename_fix(ctx, old),
+                              f"pass_config.{old[0]}")
     ops_written = ctx.written.get("splitting_ops")
     written_ops = (ops_written.value if ops_written is not None else None) or []
     if isinstance(written_ops, list) and rel.version != "0.11.0":

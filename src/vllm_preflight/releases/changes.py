@@ -15,6 +15,9 @@ _FUSION_NOOP_ALLREDUCE = ("Fusion enabled but reshape elimination disabled. Allr
                           "fusion might not work")
 
 
+_ASYNC_SPEC = "Currently, async scheduling is only supported with %s kind of speculative decoding"
+
+
 def _kv(base: tuple[str, ...], add: tuple[str, ...] = (), drop: tuple[str, ...] = ()) -> tuple[str, ...]:
     return tuple(sorted((set(base) | set(add)) - set(drop)))
 
@@ -276,6 +279,7 @@ CHANGES: list[tuple[str, dict]] = [
         "breakable_message": ("VLLM_USE_BREAKABLE_CUDAGRAPH is set, disabling vLLM's torch.compile "
                               "pipeline. Equivalent to -cc.mode=none."),
     }),
+    ("0.22.0", {"convert_implies_pooling": True}),  # config/model.py _get_runner_type reads --convert (0.22.0 :935)
     ("0.23.0", {"parallel_field_bounds": True}),
     # the KV connector looked up for any KV-transfer config without an HMA preference: the hybrid KV
     # cache manager's default asks the connector class from 0.22.0 (config/vllm.py:1440-1451; 0.23.0
@@ -355,6 +359,34 @@ CHANGES: list[tuple[str, dict]] = [
                         "of --all2all-backend=deepep_low_latency, --all2all-backend=deepep_high_throughput, "
                         "--all2all-backend=nixl_ep and install the matching kernels."),
     }),
+    # async scheduling asked for with a speculative method that is not EAGLE/MTP-like: refused in
+    # VllmConfig.__post_init__ (0.11.1 config/vllm.py:383, 0.12.0 :542, 0.16.0 :628, 0.18.0 :703,
+    # 0.25.0 :979, 0.31.0 :1563, 0.32.0 :1572; MTP aliases are EagleModelTypes): the methods it takes
+    # and its message, by first release; 0.33.0 (:1652-1679) checks it for the V1 runner only, ahead
+    # of the PP check ("v1_runner": "Async scheduling is not supported by the V1 model runner with ...")
+    ("0.11.1", {"async_spec_ok": ("eagle", "eagle3", "mtp"), "async_spec_message": _ASYNC_SPEC % "EAGLE/MTP"}),
+    ("0.14.0", {"async_spec_message": _ASYNC_SPEC % "EAGLE/MTP" + "."}),
+    ("0.16.0", {"async_spec_ok": ("eagle", "eagle3", "mtp", "draft_model"),
+                "async_spec_message": _ASYNC_SPEC % "EAGLE/MTP/Draft Model" + "."}),
+    ("0.17.0", {"async_spec_ok": ("eagle", "eagle3", "mtp", "draft_model", "extract_hidden_states")}),
+    ("0.18.0", {"async_spec_ok": ("eagle", "eagle3", "mtp", "draft_model", "extract_hidden_states", "ngram_gpu"),
+                "async_spec_message": _ASYNC_SPEC % "EAGLE/MTP/Draft Model/NGram GPU"}),
+    ("0.20.0", {"async_spec_ok": ("eagle", "eagle3", "mtp", "draft_model", "extract_hidden_states", "ngram_gpu",
+                                  "dflash")}),
+    ("0.25.0", {"async_spec_ok": ("eagle", "eagle3", "mtp", "draft_model", "extract_hidden_states", "ngram_gpu",
+                                  "dflash", "dspark"),
+                "async_spec_message": _ASYNC_SPEC % "EAGLE/MTP/Draft Model/NGram GPU/DSpark"}),
+    ("0.31.0", {"async_spec_message": _ASYNC_SPEC % "EAGLE/MTP/Draft Model/NGram GPU/DSpark/DFlash"}),
+    ("0.33.0", {"async_spec_message": "v1_runner"}),
+    # ParallelConfig refuses prefill context parallelism in 0.12.0 only (config/parallel.py:315, the
+    # last check of its model validator; 0.11.x has no such field, 0.13.0 runs it)
+    ("0.12.0", {"pcp_refused": True}), ("0.13.0", {"pcp_refused": False}),
+    # VLLM_USE_V2_MODEL_RUNNER=1 (or a config V2 is forced for) with a feature V2 lacks:
+    # _validate_v2_model_runner (0.20.0 config/vllm.py:1153-1154 and :1787-1828, 0.22.0 :2057-2067,
+    # 0.30.0 :3079-3088, 0.33.0 :3329), after the platform's config update; the features per
+    # release are runtime._v2_unsupported's (runtime/rules.py v2_unsupported)
+    ("0.20.0", {"v2_validate_message": "VLLM_USE_V2_MODEL_RUNNER does not yet support: "}),
+    ("0.23.0", {"v2_validate_message": "Model Runner V2 does not yet support: "}),
 ]
 
 # The seed's design on its base (0.12.0): the platform's DeepEP rule removed, the

@@ -141,6 +141,10 @@ def parallel_checks(state: State, values: dict) -> None:
         if par["tensor_parallel_size"] * dp <= 1:
             raise _pyd("ParallelConfig", "EPLB requires tensor_parallel_size or data_parallel_size to be greater "
                                          f"than 1, but got TP={par['tensor_parallel_size']},DP={dp}.")
+    if state.release.rules.get("pcp_refused") and (par.get("prefill_context_parallel_size") or 1) > 1:
+        # 0.12.0 only (config/parallel.py:315-319)
+        raise _pyd("ParallelConfig", "Prefill context parallelism is not fully supported. Please set "
+                                     "prefill_context_parallel_size to 1.")
 
 
 # ------------------------------------------------------------------ speculative
@@ -175,6 +179,8 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
         assumptions.append(Assumption("speculative_config.method", method,
                                       f"not checked: vLLM {state.release.version}'s list of speculative methods "
                                       f"is not recorded"))
+        if method.endswith("_mtp"):
+            method = "mtp"  # an MTP alias (every release's MTPModelTypes names end so): SpeculativeConfig's mtp
     schedule = spec.get(dynamic_sd.FIELD)
     if state.release.dynamic_sd_piecewise is not None:
         # a field from 0.24.0: its type is checked with the other fields; resolve/dynamic_sd.py
@@ -300,22 +306,43 @@ def pp_supported_check(state: State, facts, values: dict) -> None:
         raise Refusal("NotImplementedError", PP_UNSUPPORTED)
 
 
+def _async_spec_refused(state: State) -> str | None:
+    """The speculative method async scheduling does not take in this release (rules
+    `async_spec_ok`: EAGLE/EAGLE3/MTP aliases and what each release added), or None."""
+    ok = state.release.rules.get("async_spec_ok")
+    method = state.speculative_method_resolved or state.speculative_method
+    if not ok or not method:
+        return None
+    if method.endswith("_mtp") or method in ok:
+        return None
+    return method
+
+
 def async_scheduling_checks(state: State, values: dict) -> None:
-    """Async scheduling asked for explicitly: hard failures in VllmConfig.__post_init__."""
+    """Async scheduling asked for explicitly: hard failures in VllmConfig.__post_init__ (PP, then
+    the speculative method; 0.33.0: only on the V1 runner, the method first)."""
     if not values.get("async_scheduling"):
         return
     rule = state.release.rules.get("async_pp")
-    if state.parallel["pipeline_parallel_size"] > 1 and rule:
-        if rule == "v1_runner_validate":
-            return  # 0.31.0-0.32.0: refused later, by validate_v1_runner
-        if rule == "v1_runner":
-            from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner
+    pp = state.parallel["pipeline_parallel_size"] > 1
+    if rule == "v1_runner":
+        from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner
 
-            if not _uses_v2_runner(state):  # 0.33.0 config/vllm.py:1653-1680, ahead of the V1 runner's check
-                raise _pyd("VllmConfig", "Async scheduling is not supported by the V1 model runner with "
-                                         "pipeline parallelism.")
+        if _uses_v2_runner(state):  # 0.33.0 config/vllm.py:1652-1680, ahead of the V1 runner's check
             return
+        method = _async_spec_refused(state)
+        if method:
+            raise _pyd("VllmConfig", f"Async scheduling is not supported by the V1 model runner with "
+                                     f"{method}-based speculative decoding.")
+        if pp:
+            raise _pyd("VllmConfig", "Async scheduling is not supported by the V1 model runner with "
+                                     "pipeline parallelism.")
+        return
+    if pp and rule == "refuse":
         raise _pyd("VllmConfig", "Async scheduling is not yet compatible with pipeline_parallel_size > 1.")
+    # (0.31.0-0.32.0 refuse PP later, by validate_v1_runner)
+    if _async_spec_refused(state):
+        raise _pyd("VllmConfig", state.release.rules["async_spec_message"])
 
 
 def _kv_dict(values: dict):
@@ -365,7 +392,28 @@ def kv_connector_check_full_graphs(state: State, values: dict, assumptions: list
     full graphs; every later release keeps it), then the V1 runner's own check that closes
     `__post_init__` (0.31.0-0.32.0, `validate_v1_runner`)."""
     _kv_connector_full_graphs(state, values, assumptions)
+    validate_v2_runner(state)
     validate_v1_runner(state, values)
+
+
+def validate_v2_runner(state: State) -> None:
+    """0.20.0+ `_validate_v2_model_runner` (0.20.0 config/vllm.py:1153-1154 and :1787-1828, 0.22.0
+    :1298-1299 and :2057-2067, 0.30.0 :1853-1854 and :3079-3088): a config that takes the V2 runner
+    (VLLM_USE_V2_MODEL_RUNNER=1, or a case V2 is forced for) with a feature V2 lacks
+    (runtime._v2_unsupported, per release) is refused. Features vLLM also lists that this port does
+    not see (routed experts capture, custom logits processors, KV sharing fast prefill, EC transfer,
+    elastic EP, ...) are not checked."""
+    prefix = state.release.rules.get("v2_validate_message")
+    if not prefix:
+        return
+    from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner
+    from vllm_preflight.runtime import _v2_unsupported, runtime_rules
+
+    if not _uses_v2_runner(state):
+        return
+    found = _v2_unsupported(state, runtime_rules(state.release.version))
+    if found:
+        raise _pyd("VllmConfig", prefix + ", ".join(found))
 
 
 def _kv_connector_full_graphs(state: State, values: dict, assumptions: list[Assumption]) -> None:
@@ -387,8 +435,7 @@ def validate_v1_runner(state: State, values: dict) -> None:
     late in `__post_init__`: after the compilation rules, so the runner is decided on the final
     settings (sequence parallelism switched off for a small model no longer takes V1). The features
     this port sees, in vLLM's order: prefill context parallel, async scheduling with PP (0.31.0+;
-    0.33.0 refuses that one up front), DSpark. (Its V2 twin, `_validate_v2_model_runner`, which
-    refuses VLLM_USE_V2_MODEL_RUNNER=1 with a feature V2 lacks, is not ported: NOT_CHECKED.)"""
+    0.33.0 refuses that one up front), DSpark. (Its V2 twin: `validate_v2_runner`.)"""
     features = state.release.rules.get("v1_unsupported") or ()
     if not features:
         return

@@ -123,13 +123,28 @@ def _minimum(groups, r: RuntimeRules) -> tuple[str, str | None]:
     return support, backend
 
 
+def _has_inner_state(state) -> bool:
+    """ModelConfig.has_inner_state: a Mamba-like (attention-free) or hybrid model."""
+    from vllm_preflight.resolve.model_hooks import _HYBRID_ARCHS, _MAMBA_ARCHS
+
+    arch = state.model.architecture
+    if arch in _MAMBA_ARCHS or arch in _HYBRID_ARCHS:
+        return True
+    layers, _ = layers_for(arch, state.model.is_mla, bool(state.model_cfg.get("is_pooling")))
+    return any(k in _MAMBA_LIKE for k in layers.extra)
+
+
 def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
     """The features of this config that the release's Model Runner V2 lacks, as vLLM names them."""
     par, out = state.parallel, []
     spec = state.speculative_method_resolved or state.speculative_method
     spec = "mtp" if spec and spec.endswith("_mtp") else spec
     for feature in r.v2_unsupported:
-        if feature in ("pcp", "pcp_not_mla") and (par.get("prefill_context_parallel_size") or 1) > 1 \
+        if feature == "inner_state" and _has_inner_state(state):
+            out.append("hybrid/mamba models")
+        elif feature == "spec_eagle_mtp" and spec and spec not in ("eagle", "eagle3", "mtp"):
+            out.append(f"speculative method '{spec}'")
+        elif feature in ("pcp", "pcp_not_mla") and (par.get("prefill_context_parallel_size") or 1) > 1 \
                 and not (feature == "pcp_not_mla" and state.model.is_mla):
             out.append("prefill context parallelism")
         elif feature == "stock_compile" and state.cc.get("mode") in ("STOCK_TORCH_COMPILE", 1):

@@ -92,6 +92,10 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     # FlexAttention declares ALWAYS from 0.20.0 (v1/attention/backends/flex_attention.py; 0.19.1 has no
     # _cudagraph_support, 0.20.1 -> 0.20.2 changes no attention backend): recorded on 0.20.2
     ("0.20.0", {"sup_flex": "ALWAYS"}),
+    # V2-unsupported features before V2 is ever a default: 0.20.0-0.21.0 config/vllm.py
+    # _validate_v2_model_runner (0.20.0 :1787-1828, only under VLLM_USE_V2_MODEL_RUNNER=1): models
+    # with inner (Mamba-like) state, PCP, any speculative method but EAGLE/EAGLE3/MTP, DBO
+    ("0.20.0", {"v2_unsupported": ("inner_state", "pcp", "spec_eagle_mtp", "dbo")}),
     # V2-unsupported features: 0.22.0 config/vllm.py _get_v2_model_runner_unsupported_features
     ("0.22.0", {"sup_triton_mla": "UNIFORM_BATCH", "sel_fi_head512": True, "v2_runner": "arch_list",
                 "v2_archs": ("Qwen3ForCausalLM",),
