@@ -63,7 +63,11 @@ def new_cases() -> list[tuple[str, str, list[str], dict]]:
                 ("async_spec", "pp-deepseek-mtp", _spec("deepseek_mtp", 1) + ["--async-scheduling"], env),
                 ("async_spec", "pp-deepseek-mtp", _spec("mtp", 1) + ["--async-scheduling", "-pp", "2"], env),
                 ("v2_forced", "pp-deepseek-mtp", _spec("deepseek_mtp", 1), env),
-                ("v2_forced", "llama-dense", ["-tp", "2", "-cc.mode=1", "-cc.cudagraph_mode=PIECEWISE"], env)]
+                ("v2_forced", "llama-dense", ["-tp", "2", "-cc.mode=1", "-cc.cudagraph_mode=PIECEWISE"], env),
+                ("v2_forced", "llama-dense", ["-tp", "2", "-cc.pass_config.enable_sp=true"], env),
+                ("v2_forced", "mixtral-moe", ["-tp", "4", "-cc.pass_config.enable_sp=true", "-O3"], env),
+                ("v2_forced", "pp-zamba2-hybrid", [], env), ("v2_forced", "pp-mamba2", [], env),
+                ("v2_forced", "pp-jamba-hybrid-moe", ["-tp", "2"], env)]
     out += [("pcp", "llama-dense", ["-pcp", "2"], {}), ("pcp", "llama-dense", ["-pcp", "2", "-tp", "2"], {}),
             ("pcp", "llama-dense", ["-pcp", "1"], {}), ("pcp", "mixtral-moe", ["-pcp", "2", "-tp", "2"], {}),
             ("pcp", "llama-dense", ["--prefill-context-parallel-size", "4"], {}),
