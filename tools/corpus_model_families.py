@@ -729,9 +729,35 @@ def _hf_overrides(v: tuple) -> Pool:
                  "--all2all-backend", "deepep_high_throughput"], {})] if v >= (0, 11, 1) else [])
 
 
+def _runner_convert(v: tuple) -> Pool:
+    """--runner / --convert on generative, pooling and MoE models: whether the pooling runner (and
+    its graph defaults) applies; `--convert` alone implies pooling from 0.22.0."""
+    converts = ["embed", "classify"] + (["reward"] if v < (0, 12, 0) else [])
+    pool: Pool = []
+    for model in ("llama-dense", "mixtral-moe", "llama-classify"):
+        pool += [(model, [], {}), (model, ["--runner", "pooling"], {}), (model, ["--runner", "generate"], {}),
+                 (model, ["--runner", "auto", "--convert", "none"], {})]
+        for c in converts:
+            pool += [(model, ["--convert", c], {}), (model, ["--runner", "generate", "--convert", c], {}),
+                     (model, ["--runner", "pooling", "--convert", c], {}),
+                     (model, ["--convert", c, "-cc", '{"cudagraph_mode": "FULL_AND_PIECEWISE"}'], {})]
+    # a --pooler-config kept on a generative model turns full graphs off too (0.12.0-0.13.x need
+    # its pooling_type, else ModelConfig crashes on the generative runner)
+    for model in ("llama-dense", "mixtral-moe"):
+        pool += [(model, ["--pooler-config", '{"pooling_type": "MEAN"}'], {}),
+                 (model, ["--pooler-config", '{"pooling_type": "LAST", "normalize": true}', "-O3"], {}),
+                 (model, ["--runner", "generate", "--pooler-config", '{"pooling_type": "CLS"}'], {})]
+    # parameters PoolerConfig removed (0.26.0+: refused before its fields are read)
+    pool += [("llama-classify", ["--pooler-config", '{"task": "score"}'], {}),
+             ("llama-classify", ["--pooler-config", '{"task": "encode", "normalize": false}'], {}),
+             ("llama-classify", ["--pooler-config", '{"task": "embed"}'], {})]
+    return pool
+
+
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks,
-                  "json_options": _json_options, "hf_overrides": _hf_overrides}
+                  "json_options": _json_options, "hf_overrides": _hf_overrides,
+                  "runner_convert": _runner_convert}
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 

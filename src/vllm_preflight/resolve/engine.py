@@ -126,8 +126,10 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     validate_environ(state)
     # --- model config
     runner = v.get("runner", "auto")
-    is_pooling = runner == "pooling" or (runner == "auto" and facts.is_pooling) or \
-        v.get("convert") in ("embed", "classify", "reward")
+    # `--runner auto` is pooling for a pooling architecture and, from 0.22.0, for any `--convert`
+    # other than auto/none (ModelConfig._get_runner_type); an explicit runner is kept as given
+    converts = v.get("convert") not in (None, "auto", "none") and release.rules.get("convert_implies_pooling", False)
+    is_pooling = runner == "pooling" or (runner == "auto" and (facts.is_pooling or converts))
     multimodal_checks.model_arguments(state, v)  # ModelConfig's typed mm InitVars (before __post_init__)
     max_model_len = model_len.verify_max_len(state, facts, v.get("max_model_len"),
                                              bool(v.get("disable_sliding_window", False)), v.get("hf_overrides"))
@@ -135,6 +137,9 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         "enforce_eager": bool(v.get("enforce_eager", False)),
         "max_model_len": max_model_len,
         "is_pooling": is_pooling,
+        # ModelConfig.pooler_config: a pooling runner's default, or the one the user gave (kept for
+        # a generative model too) -- VllmConfig turns full CUDA graphs off whenever it is set
+        "has_pooler_config": is_pooling or v.get("pooler_config") is not None,
         "is_encoder_decoder": facts.is_encoder_decoder,
         "is_moe": facts.is_moe,
         "disable_cascade_attn": bool(v.get("disable_cascade_attn", False)),

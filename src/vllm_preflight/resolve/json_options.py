@@ -315,6 +315,10 @@ def problem(dest: str, value: Any, state: State) -> str | None:
     if cls is None:
         return None
     name = cls["name"]
+    if "reject_removed_parameters:before" in cls["validators"] and isinstance(value, dict):
+        removed = _removed_pooler_parameter(value, state)
+        if removed:
+            return f"1 validation error for {name}\n  Value error, {removed} [type=value_error]"
     errors: list[_Error] = []
     try:
         cfg = _fields(cls, value, "", errors)
@@ -331,6 +335,28 @@ def problem(dest: str, value: Any, state: State) -> str | None:
             if message:
                 return f"1 validation error for {name}\n  Value error, {message} [type=value_error]"
     return None
+
+
+_REMOVED_POOLING_TASKS = {  # vllm/tasks.py (0.26.0+)
+    "score": "`score` task was removed; use `classify` instead.",
+    "encode": "`encode` task was removed; use `token_embed` or `token_classify` instead.",
+}
+
+
+def _removed_pooler_parameter(value: dict, state: State) -> str | None:
+    """PoolerConfig's `reject_removed_parameters` (a before-validator, 0.26.0+ config/pooler.py):
+    `normalize` is refused, then a removed `task`. The task error is a VLLMValidationError, a
+    ValueError (pydantic wraps it) on 0.26-0.27 and a VLLMError from 0.28.0, which escapes both
+    pydantic and argparse."""
+    if "normalize" in value:
+        return "Parameter `normalize` was removed; use `use_activation` instead."
+    task = value.get("task")
+    message = _REMOVED_POOLING_TASKS.get(task) if isinstance(task, str) else None
+    if message is None:
+        return None
+    if state.release.key >= (0, 28, 0):
+        raise Refusal("VLLMValidationError", f"{message} (parameter=task)")
+    return f"{message} (parameter=task)"
 
 
 def parallel_eplb_check(state: State, values: dict) -> None:

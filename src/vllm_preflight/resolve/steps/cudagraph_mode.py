@@ -52,7 +52,7 @@ def static_graph_overrides_v0_12(state: State) -> None:
     elif par.get("prefill_context_parallel_size", 1) > 1 and state.release.pcp_override:
         msg = ("Prefill context parallel (PCP) is enabled, which is incompatible with full CUDA graphs. "
                "Overriding cudagraph_mode to PIECEWISE.")
-    elif state.has_model and state.model_cfg["is_pooling"]:
+    elif state.has_model and _has_pooler_config(state):
         msg = "Pooling models do not support full cudagraphs. Overriding cudagraph_mode to PIECEWISE."
     elif state.has_model and state.model_cfg["is_encoder_decoder"]:
         msg = "Encoder-decoder models do not support full cudagraphs. Overriding cudagraph_mode to PIECEWISE."
@@ -62,11 +62,17 @@ def static_graph_overrides_v0_12(state: State) -> None:
     state.set("cc.cudagraph_mode", "PIECEWISE", "cudagraph_mode.model_override", msg, "warning")
 
 
+def _has_pooler_config(state: State) -> bool:
+    """`model_config.pooler_config is not None` (0.11.1+ config/vllm.py): a pooling model, or a
+    `--pooler-config` given for a generative one."""
+    return bool(state.model_cfg.get("has_pooler_config", state.model_cfg["is_pooling"]))
+
+
 def static_graph_overrides_v0_13(state: State) -> None:
     cg = _cg(state)
     if not state.has_model:
         return
-    if state.model_cfg["is_pooling"] and modes.has_full_cudagraphs(cg):
+    if _has_pooler_config(state) and modes.has_full_cudagraphs(cg):
         msg = "Pooling models do not support full cudagraphs. Overriding cudagraph_mode to PIECEWISE."
         state.log("warning", msg, once=True)
         state.set("cc.cudagraph_mode", "PIECEWISE", "cudagraph_mode.pooling", msg, "warning")
