@@ -754,10 +754,36 @@ def _runner_convert(v: tuple) -> Pool:
     return pool
 
 
+def _world_size(v: tuple) -> Pool:
+    """PP x TP (x PCP) against one node's 8 GPUs, with and without --nnodes or an executor backend
+    (tensor parallel stays <= 4 in accepted cases: the recording machine's host memory trips the
+    swap-space check at 8)."""
+    dense, moe = "llama-dense", "mixtral-moe"
+    pool: Pool = [(dense, ["-tp", "4", "-pp", "4"], {}), (dense, ["-tp", "2", "-pp", "4"], {}),
+                  (dense, ["-tp", "4", "-pp", "3"], {}), (dense, ["-pp", "16"], {}), (dense, ["-pp", "9"], {}),
+                  (dense, ["-tp", "4", "-pp", "2", "-dp", "2"], {}), (dense, ["-tp", "4", "-pp", "4", "-dp", "2"], {}),
+                  (moe, ["-tp", "4", "-pp", "4", "--enable-expert-parallel"], {}),
+                  (moe, ["-tp", "2", "-pp", "2", "-dp", "4", "--enable-expert-parallel"], {}),
+                  (dense, ["-tp", "4", "-pp", "4", "--distributed-executor-backend", "mp"], {}),
+                  (dense, ["-tp", "4", "-pp", "4", "--distributed-executor-backend", "uni"], {}),
+                  (dense, ["-tp", "16"], {}), (dense, ["-tp", "4", "-pp", "4", "--enforce-eager"], {}),
+                  (dense, ["-pp", "2", "--distributed-executor-backend", "uni"], {}),
+                  (dense, ["-pp", "2", "--distributed-executor-backend", "external_launcher"], {}),
+                  (dense, ["-pp", "2", "--distributed-executor-backend", "ray"], {}),
+                  (dense, ["--max-num-partial-prefills", "2"], {}),
+                  (dense, ["--max-long-partial-prefills", "2", "--max-num-partial-prefills", "2"], {}),
+                  (dense, ["--logits-processor-pattern", "foo.*"], {})]
+    if v >= (0, 11, 1):
+        pool += [(dense, ["-tp", "4", "-pp", "4", "--nnodes", "2"], {}),
+                 (dense, ["-tp", "4", "-pp", "4", "--nnodes", "1"], {}),
+                 (dense, ["-tp", "4", "-pp", "4", "--nnodes", "2", "--node-rank", "1"], {})]
+    return pool
+
+
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks,
                   "json_options": _json_options, "hf_overrides": _hf_overrides,
-                  "runner_convert": _runner_convert}
+                  "runner_convert": _runner_convert, "world_size": _world_size}
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 

@@ -17,7 +17,8 @@ DATA = Path(__file__).parent / "data" / "model_families"
 FILES = sorted(DATA.glob("*/*.jsonl"))
 REQUIRED_RELEASES = ("0.12.0", "pr29558", "0.33.0")
 FAMILIES = ("pp_arch", "multimodal", "lora", "max_model_len", "quantization", "arch_hooks",
-            "json_options", "hf_overrides", "runner_convert")
+            "json_options", "hf_overrides", "runner_convert",
+            "world_size")
 
 
 def _load(path: Path) -> list[dict]:

@@ -65,18 +65,36 @@ def kv_transfer_problem(kv: dict, state: State) -> str | None:
 
 
 def feature_checks(state: State, values: dict) -> None:
-    """EngineArgs._check_feature_supported, right after the model config is built."""
+    """EngineArgs._check_feature_supported, right after the model config is built (0.12.0
+    arg_utils.py:1753-1796, 0.33.0 :2920-2937)."""
     spec = values.get("speculative_config")
     if isinstance(spec, str):
         try:
             spec = json.loads(spec)
         except ValueError:
-            return
+            spec = None
+    rules = state.release.rules
+    if not rules.get("logits_pattern_supported", False) and values.get("logits_processor_pattern") is not None:
+        raise _unsupported("--logits-processor-pattern")  # until 0.16.x
+    if not rules.get("partial_prefill_supported", False) and \
+            (values.get("max_num_partial_prefills", 1) != 1 or values.get("max_long_partial_prefills", 1) != 1):
+        raise _unsupported("Concurrent Partial Prefill")  # until 0.26.x
     if isinstance(spec, dict) and spec.get("method") == "draft_model" \
-            and state.release.rules.get("draft_model_not_implemented", False):
+            and rules.get("draft_model_not_implemented", False):
         raise Refusal("NotImplementedError", "Draft model speculative decoding is not supported yet. Please "
                                              "consider using other speculative decoding methods such as ngram, "
                                              "medusa, eagle, or mtp.")
+    if (values.get("pipeline_parallel_size") or 1) > 1 and \
+            values.get("distributed_executor_backend") not in (None, "ray", "mp", "external_launcher"):
+        # every release: a backend given by name (uni, a `module.Class` path) has no `supports_pp`
+        raise _unsupported("Pipeline Parallelism without Ray distributed executor or multiprocessing executor or "
+                           "external launcher")
+
+
+def _unsupported(feature: str) -> Refusal:
+    """EngineArgs' _raise_unsupported_error."""
+    return Refusal("NotImplementedError", f"{feature} is not supported. We recommend to remove {feature} from "
+                                          "your config.")
 
 
 # ------------------------------------------------------------ create_engine_config
@@ -135,6 +153,7 @@ def parallel_checks(state: State, values: dict) -> None:
                                      f"must be in the range [0, {dp})")
     if dp_local > dp > 1:
         raise _pyd("ParallelConfig", f"data_parallel_size_local ({dp_local}) must be <= data_parallel_size ({dp})")
+    world_size_check(state, values)
     if values.get("enable_eplb"):
         if not par["enable_expert_parallel"]:
             raise _pyd("ParallelConfig", "enable_expert_parallel must be True to use EPLB.")
@@ -145,6 +164,29 @@ def parallel_checks(state: State, values: dict) -> None:
         # 0.12.0 only (config/parallel.py:315-319)
         raise _pyd("ParallelConfig", "Prefill context parallelism is not fully supported. Please set "
                                      "prefill_context_parallel_size to 1.")
+
+
+def world_size_check(state: State, values: dict) -> None:
+    """ParallelConfig.__post_init__ picks an executor when none is given: a world (PP x TP x PCP)
+    larger than one node's GPUs is refused unless `--nnodes` > 1 (0.11.1-0.12.0 parallel.py:557-567
+    "Tensor parallel size ..."; 0.13.0+ "World size ...", 0.33.0 :1064-1077). 0.11.0 took ray there
+    instead, which it installs."""
+    rel = state.release
+    if values.get("distributed_executor_backend") is not None or rel.key < (0, 11, 1):
+        return
+    par = state.parallel
+    world = par["tensor_parallel_size"] * par["pipeline_parallel_size"] * (par.get("prefill_context_parallel_size") or 1)
+    nnodes = values.get("nnodes") or 1
+    gpus = state.gpu.per_node
+    if world * par["data_parallel_size"] <= 1 or (isinstance(nnodes, int) and nnodes > 1) or gpus >= world:
+        return
+    if rel.key < (0, 13, 0):
+        raise _pyd("ParallelConfig", f"Tensor parallel size ({world}) cannot be larger than the number of "
+                                     f"available GPUs ({gpus}).")
+    raise _pyd("ParallelConfig", f"World size ({world}) is larger than the number of available GPUs ({gpus}) in "
+                                 "this node. If this is intentional and you are using:\n- ray, set "
+                                 "'--distributed-executor-backend ray'.\n- multiprocessing, set '--nnodes' "
+                                 "appropriately.")
 
 
 # ------------------------------------------------------------------ speculative
