@@ -279,11 +279,11 @@ CHANGES: list[tuple[str, dict]] = [
         "breakable_message": ("VLLM_USE_BREAKABLE_CUDAGRAPH is set, disabling vLLM's torch.compile "
                               "pipeline. Equivalent to -cc.mode=none."),
     }),
-    ("0.22.0", {"convert_implies_pooling": True}),
+    ("0.22.0", {"convert_implies_pooling": True}),  # config/model.py _get_runner_type reads --convert (0.22.0 :935)
     # EngineArgs._check_feature_supported drops its --logits-processor-pattern (0.17.0) and
     # concurrent partial prefill (0.27.0) refusals (read in every release's engine/arg_utils.py)
     ("0.17.0", {"logits_pattern_supported": True}),
-    ("0.27.0", {"partial_prefill_supported": True}),  # config/model.py _get_runner_type reads --convert (0.22.0 :935)
+    ("0.27.0", {"partial_prefill_supported": True}),
     ("0.23.0", {"parallel_field_bounds": True}),
     # the KV connector looked up for any KV-transfer config without an HMA preference: the hybrid KV
     # cache manager's default asks the connector class from 0.22.0 (config/vllm.py:1440-1451; 0.23.0
