@@ -780,10 +780,34 @@ def _world_size(v: tuple) -> Pool:
     return pool
 
 
+def _spec_flags(v: tuple) -> Pool:
+    """--spec-method / --spec-model / --spec-tokens (0.22.0+; unrecognized before), alone, together
+    and next to --speculative-config's same keys."""
+    dense, ds = "llama-dense", "deepseek-v3-moe"
+    sc = "--speculative-config"
+    return [(dense, ["--spec-method", "ngram", "--spec-tokens", "3"], {}),
+            (dense, ["--spec-method", "ngram", "--spec-tokens", "5", "-O3"], {}),
+            (dense, ["--spec-method", "ngram"], {}), (dense, ["--spec-tokens", "2"], {}),
+            (dense, ["--spec-method", "ngram", "--spec-tokens", "0"], {}),
+            (dense, ["--spec-method", "eagle", "--spec-tokens", "2"], {}),
+            (dense, ["--spec-method", "bogus", "--spec-tokens", "2"], {}),
+            (dense, ["--spec-method", "ngram", "--spec-tokens", "x"], {}),
+            (dense, ["--spec-method", "ngram", sc, '{"num_speculative_tokens": 3}'], {}),
+            (dense, ["--spec-tokens", "3", sc, '{"method": "ngram"}'], {}),
+            (dense, ["--spec-method", "ngram", "--spec-tokens", "3", sc, '{"method": "ngram"}'], {}),
+            (dense, ["--spec-tokens", "3", sc, '{"method": "ngram", "num_speculative_tokens": 2}'], {}),
+            (dense, ["--spec-method", "ngram", "--spec-tokens", "3", "--async-scheduling"], {}),
+            (dense, ["--spec-method", "ngram", "--spec-tokens", "3", "-cc", '{"cudagraph_mode": "FULL"}'], {}),
+            (ds, ["--spec-method", "mtp", "--spec-tokens", "1"], {}),
+            (ds, ["--spec-method", "deepseek_mtp", "--spec-tokens", "2"], {}),
+            (ds, ["--spec-method", "mtp", "--spec-tokens", "1", "-dp", "2", "--enable-expert-parallel"], {})]
+
+
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks,
                   "json_options": _json_options, "hf_overrides": _hf_overrides,
-                  "runner_convert": _runner_convert, "world_size": _world_size}
+                  "runner_convert": _runner_convert, "world_size": _world_size,
+                  "spec_flags": _spec_flags}
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 

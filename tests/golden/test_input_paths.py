@@ -103,4 +103,8 @@ def test_config_file_and_script_read_like_the_command(path: Path, tmp_path: Path
         via_script = _outcome(check_inputs([str(script)], vllm_version=vv, target=target))
         assert plain == via_cmd == via_script, (g["id"], cfg)
         checked += 1
-    assert checked >= 2
+    # a file whose every sampled flag is unknown to its release (a newer option, refused as
+    # unrecognized) has nothing a config file could say
+    unknown_flags = all("unrecognized arguments" in str((json.loads(line).get("expected") or {}).get("vllm_error"))
+                        for line in lines)
+    assert checked >= 2 or unknown_flags

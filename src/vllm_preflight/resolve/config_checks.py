@@ -217,7 +217,14 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
                                             f"input_value={spec[extra[0]]!r}]")
         if method in rec["mtp_methods"] and method != "mtp":
             method = "mtp"
-    elif method is not None:
+    else:
+        # the one bound every release from 0.11.1 declares (`Field(gt=0)`, speculative.py), so it is
+        # checked where the rest of the value facts are not recorded
+        n_tokens = spec.get("num_speculative_tokens")
+        if state.release.key >= (0, 11, 1) and isinstance(n_tokens, int) and not isinstance(n_tokens, bool) \
+                and n_tokens <= 0:
+            raise _field(cls, "num_speculative_tokens", "Input should be greater than 0")
+    if rec is None and method is not None:
         assumptions.append(Assumption("speculative_config.method", method,
                                       f"not checked: vLLM {state.release.version}'s list of speculative methods "
                                       f"is not recorded"))

@@ -190,6 +190,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
                             "enable_chunked_prefill": chunked})
     _verify_scheduler(mnbt, mns, max_model_len, chunked, release.rules.get("scheduler_field_bounds", True))
     # --- speculative decoding
+    _spec_flags(v)
     spec = v.get("speculative_config")
     if isinstance(spec, str):
         spec = json.loads(spec)
@@ -214,6 +215,26 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     config_checks.async_scheduling_checks(state, v)
     config_checks.kv_connector_check(state, v)
     state.kv_transfer = config_checks._kv_dict(v)
+
+
+_SPEC_FLAGS = (("--spec-method", "spec_method", "method"), ("--spec-model", "spec_model", "model"),
+               ("--spec-tokens", "spec_tokens", "num_speculative_tokens"))
+
+
+def _spec_flags(v: dict) -> None:
+    """--spec-method/--spec-model/--spec-tokens (0.22.0+) go into the speculative config, each
+    refused next to the same key of --speculative-config (EngineArgs.create_speculative_config,
+    0.22.0 arg_utils.py, 0.33.0 :2108-2120)."""
+    for flag, dest, key in _SPEC_FLAGS:
+        value = v.get(dest)
+        if value is None:
+            continue
+        spec = v.get("speculative_config")
+        if not isinstance(spec, dict):
+            spec = {}
+        if key in spec:
+            raise Refusal("ValueError", f"{flag} and --speculative-config['{key}'] are mutually exclusive")
+        v["speculative_config"] = {**spec, key: value}
 
 
 def _verify_scheduler(mnbt: int, mns: int, max_model_len: int, chunked: bool, bounds: bool = True) -> None:
