@@ -258,10 +258,12 @@ def _override(name: str, q: dict, user: str | None, facts: ModelFacts, v: tuple,
 def verify_model(state: State, facts: ModelFacts, values: dict) -> None:
     """ModelConfig._verify_quantization: the method vLLM resolves (kept in
     state.model_cfg["quantization"]), or a refusal."""
+    v = _vt(state.release.version)
+    if values.get("quantization") is None and checkpoint_quant_config(facts, v) is None:
+        return  # nothing quantized: the per-release tables are not even loaded
     rel = release_facts(state.release.version)
     if rel is None or rel.get("methods") is None:
         return
-    v = _vt(state.release.version)
     user = values.get("quantization")
     user = str(user).lower() if user is not None else None  # validate_quantization_before (0.12.0 config/model.py:722-727)
     q = checkpoint_quant_config(facts, v)
@@ -449,8 +451,10 @@ def verify_config(state: State, facts: ModelFacts, values: dict) -> None:
     """VllmConfig._get_quantization_config: build the method's config, then its capability
     and activation dtype checks."""
     method = state.model_cfg.get("quantization")
+    if method is None or state.model_cfg.get("quant_unread"):
+        return
     rel = release_facts(state.release.version)
-    if method is None or rel is None or state.model_cfg.get("quant_unread"):
+    if rel is None:
         return
     v = _vt(state.release.version)
     classes = rel.get("classes") or {}
