@@ -803,11 +803,27 @@ def _spec_flags(v: tuple) -> Pool:
             (ds, ["--spec-method", "mtp", "--spec-tokens", "1", "-dp", "2", "--enable-expert-parallel"], {})]
 
 
+def _json_text(v: tuple) -> Pool:
+    """JSON-typed options given text: EngineArgs' parse_type/optional_type wording for bad JSON,
+    `None`/empty meaning unset for the optional ones, JSON of the wrong shape."""
+    mm, dense = "mm-qwen2-vl", "llama-dense"
+    pool: Pool = []
+    for opt in ("--limit-mm-per-prompt", "--media-io-kwargs", "--mm-processor-kwargs"):
+        for text in ("abc", "{bad", "None", "{}"):
+            pool.append((mm, [opt, text], {}))
+    for opt in ("--override-generation-config", "--speculative-config", "--default-mm-loras"):
+        for text in ("abc", "None", "[1, 2]"):
+            pool.append((mm if opt == "--default-mm-loras" else dense, [opt, text], {}))
+    pool += [(dense, ["--limit-mm-per-prompt", '{"image": 2}'], {}), (mm, ["--limit-mm-per-prompt", '{"image": 2}'], {}),
+             (mm, ["--mm-processor-kwargs", '{"max_pixels": 1024}'], {})]
+    return pool
+
+
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks,
                   "json_options": _json_options, "hf_overrides": _hf_overrides,
                   "runner_convert": _runner_convert, "world_size": _world_size,
-                  "spec_flags": _spec_flags}
+                  "spec_flags": _spec_flags, "json_text": _json_text}
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 

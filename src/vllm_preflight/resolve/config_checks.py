@@ -74,6 +74,9 @@ def feature_checks(state: State, values: dict) -> None:
         except ValueError:
             spec = None
     rules = state.release.rules
+    if spec is not None and not isinstance(spec, dict) and rules.get("draft_model_not_implemented", False):
+        # 0.11.0-0.14.1 read `.method` of anything that is not a dict (0.12.0 arg_utils.py:1767-1771)
+        raise Refusal("AttributeError", f"'{type(spec).__name__}' object has no attribute 'method'")
     if not rules.get("logits_pattern_supported", False) and values.get("logits_processor_pattern") is not None:
         raise _unsupported("--logits-processor-pattern")  # until 0.16.x
     if not rules.get("partial_prefill_supported", False) and \

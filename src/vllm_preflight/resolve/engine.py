@@ -130,6 +130,9 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     # other than auto/none (ModelConfig._get_runner_type); an explicit runner is kept as given
     converts = v.get("convert") not in (None, "auto", "none") and release.rules.get("convert_implies_pooling", False)
     is_pooling = runner == "pooling" or (runner == "auto" and (facts.is_pooling or converts))
+    ogc = v.get("override_generation_config")
+    if ogc is not None and not isinstance(ogc, dict):  # a ModelConfig dict field, validated by pydantic
+        raise config_checks._field("ModelConfig", "override_generation_config", "Input should be a valid dictionary")
     multimodal_checks.model_arguments(state, v)  # ModelConfig's typed mm InitVars (before __post_init__)
     max_model_len = model_len.verify_max_len(state, facts, v.get("max_model_len"),
                                              bool(v.get("disable_sliding_window", False)), v.get("hf_overrides"))
@@ -194,6 +197,11 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     spec = v.get("speculative_config")
     if isinstance(spec, str):
         spec = json.loads(spec)
+    if spec is not None and not isinstance(spec, dict) and release.key >= (0, 15, 0):
+        # JSON that is not an object: create_speculative_config treats it as a dict
+        # (0.15.0 arg_utils.py:1336 `.update`; 0.26.0+ `.items()` first)
+        attr = "items" if release.key >= (0, 26, 0) else "update"
+        raise Refusal("AttributeError", f"'{type(spec).__name__}' object has no attribute '{attr}'")
     if isinstance(spec, dict):
         config_checks.speculative_checks(state, spec, facts, state.assumptions)
         state.num_speculative_tokens = int(spec.get("num_speculative_tokens") or 0)

@@ -61,6 +61,20 @@ _BASE = {"int": int, "float": float, "str": str, "hint": human_readable_int, "hi
          "json": loads, "config": parse_dataclass, "dict_or_str": str, "json_obj": loads, "bool": str}
 
 
+# the frontend's three list options take json.loads itself (0.12.0 entrypoints/openai/cli_args.py:204-209);
+# every other JSON option goes through EngineArgs' parse_type, which words the error its own way
+_RAW_JSON_DESTS = ("allowed_origins", "allowed_methods", "allowed_headers")
+
+
+def _parse_type(inner):
+    def _parse(val):
+        try:
+            return inner(val)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"Value {val} cannot be converted to {inner}.") from None
+    return _parse
+
+
 def _optional(inner):
     def _optional_type(val):
         if val == "" or val == "None":
@@ -100,7 +114,10 @@ def parser_for(version: str) -> _Parser:
         elif opt.kind == "count":
             p.add_argument(*strings, dest=dest, action="count")
         else:
-            kwargs = {"dest": dest, "type": _type(opt.converter), "action": "append" if opt.kind == "append" else "store"}
+            conv = _type(opt.converter)
+            if opt.converter == "json" and dest not in _RAW_JSON_DESTS:
+                conv = _parse_type(conv)
+            kwargs = {"dest": dest, "type": conv, "action": "append" if opt.kind == "append" else "store"}
             if opt.nargs is not None:
                 kwargs["nargs"] = opt.nargs
                 if opt.nargs == "?":
