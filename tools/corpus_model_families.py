@@ -819,11 +819,27 @@ def _json_text(v: tuple) -> Pool:
     return pool
 
 
+def _v2_features(v: tuple) -> Pool:
+    """Features the V2 model runner lacks, async scheduling with speculative options, LoRA with DBO."""
+    return []
+
+
+def _validators(v: tuple) -> Pool:
+    """Multi-node parallel asserts and the remaining config-class validators."""
+    return []
+
+
+def _mamba_quant(v: tuple) -> Pool:
+    """Mamba/hybrid asserts by release and the quantization config validation left."""
+    return []
+
+
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks,
                   "json_options": _json_options, "hf_overrides": _hf_overrides,
                   "runner_convert": _runner_convert, "world_size": _world_size,
-                  "spec_flags": _spec_flags, "json_text": _json_text}
+                  "spec_flags": _spec_flags, "json_text": _json_text, "v2_features": _v2_features,
+                  "validators": _validators, "mamba_quant": _mamba_quant}
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 
