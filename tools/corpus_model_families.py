@@ -821,7 +821,43 @@ def _json_text(v: tuple) -> Pool:
 
 def _v2_features(v: tuple) -> Pool:
     """Features the V2 model runner lacks, async scheduling with speculative options, LoRA with DBO."""
-    return []
+    dense, ds, moe = "llama-dense", "deepseek-v3-moe", "mixtral-moe"
+    v2, v1 = {"VLLM_USE_V2_MODEL_RUNNER": "1"}, {"VLLM_USE_V2_MODEL_RUNNER": "0"}
+    sc = "--speculative-config"
+    mtp = '{"method": "mtp", "num_speculative_tokens": 1%s}'
+    ngram = '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3%s}'
+    nopad, pard = ', "disable_padded_drafter_batch": true', ', "parallel_drafting": true'
+    ec = '{"ec_connector": "ECExampleConnector", "ec_role": "ec_consumer"}'
+    dbo = ["--enable-dbo", "--all2all-backend", "deepep_low_latency"]
+    feats = [["--logits-processors", "mypkg.procs:MyProc"],
+             ["--kv-sharing-fast-prefill"], ["--ec-transfer-config", ec], ["--enable-prompt-embeds"],
+             ["--logprobs-mode", "raw_logits"], ["--logprobs-mode", "processed_logits"],
+             ["--logprobs-mode", "raw_logprobs"], ["-pp", "2", "--distributed-executor-backend", "external_launcher"],
+             ["--distributed-executor-backend", "external_launcher"], ["--enable-lora"] + dbo, dbo,
+             ["--enable-lora"]]
+    pool: Pool = []
+    for words in feats:
+        pool += [(dense, words, v2), (dense, words, {})]
+    # routed experts capture on MoE models under V2 only (0.31.0+ refuse it for a dense model or V1, unported)
+    pool += [(moe, ["--enable-return-routed-experts"], v2), (moe, ["--enable-return-routed-experts"], {}),
+             (moe, ["--enable-lora", "--enable-expert-parallel"] + dbo, v2),
+             (moe, ["--enable-return-routed-experts", "--kv-sharing-fast-prefill", "--enable-prompt-embeds"], v2),
+             (moe, ["--logits-processors", "a.b:C", "--ec-transfer-config", ec, "--enable-return-routed-experts"], v2),
+             (dense, ["--enable-lora", "-pp", "2"] + dbo, v2),
+             (dense, ["--enable-lora", "--kv-sharing-fast-prefill"] + dbo, v2),
+             (dense, ["-dcp", "2", "-tp", "2"] + dbo, v2),
+             (dense, ["--kv-sharing-fast-prefill"], v1), (dense, ["--enable-prompt-embeds"], v1),
+             (ds, [sc, mtp % pard], v2), (ds, [sc, mtp % pard], {}), (ds, [sc, mtp % ""], v2),
+             (ds, [sc, mtp % pard, "--enable-return-routed-experts"], v2),
+             (ds, ["--async-scheduling", sc, mtp % nopad], {}), (ds, ["--async-scheduling", sc, mtp % nopad], v2),
+             (ds, ["--async-scheduling", sc, mtp % nopad], v1), (ds, [sc, mtp % nopad], {}),
+             (ds, ["--async-scheduling", sc, mtp % ', "disable_padded_drafter_batch": false'], {}),
+             (ds, ["--async-scheduling", sc, mtp % (nopad + pard)], v2),
+             (dense, ["--async-scheduling", sc, ngram % nopad], {}), (dense, ["--async-scheduling", sc, ngram % nopad], v1),
+             (dense, [sc, ngram % nopad], v2), (dense, ["--no-async-scheduling", sc, ngram % nopad], {}),
+             (ds, ["--async-scheduling", "--spec-method", "mtp", "--spec-tokens", "1", sc,
+                   '{"disable_padded_drafter_batch": true}'], {})]
+    return pool
 
 
 def _validators(v: tuple) -> Pool:

@@ -373,10 +373,15 @@ def _async_spec_refused(state: State) -> str | None:
 def async_scheduling_checks(state: State, values: dict) -> None:
     """Async scheduling asked for explicitly: hard failures in VllmConfig.__post_init__ (PP, then
     the speculative method; 0.33.0: only on the V1 runner, the method first)."""
+    from vllm_preflight.runtime import note_v2_features
+
+    note_v2_features(state, values)  # what the V2 runner lacks, for use_v2_model_runner/validate_v2_runner
     if not values.get("async_scheduling"):
         return
     rule = state.release.rules.get("async_pp")
     pp = state.parallel["pipeline_parallel_size"] > 1
+    # a speculative config with disable_padded_drafter_batch (0.11.1+, after the method check)
+    padded_off = bool(state.speculative_method) and "no_padded_drafter" in state.model_cfg["v2_features"]
     if rule == "v1_runner":
         from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner
 
@@ -386,6 +391,9 @@ def async_scheduling_checks(state: State, values: dict) -> None:
         if method:
             raise _pyd("VllmConfig", f"Async scheduling is not supported by the V1 model runner with "
                                      f"{method}-based speculative decoding.")
+        if padded_off:  # 0.33.0 config/vllm.py:1663-1664
+            raise _pyd("VllmConfig", "Async scheduling is not supported by the V1 model runner with "
+                                     "disable_padded_drafter_batch=True.")
         if pp:
             raise _pyd("VllmConfig", "Async scheduling is not supported by the V1 model runner with "
                                      "pipeline parallelism.")
@@ -395,6 +403,13 @@ def async_scheduling_checks(state: State, values: dict) -> None:
     # (0.31.0-0.32.0 refuse PP later, by validate_v1_runner)
     if _async_spec_refused(state):
         raise _pyd("VllmConfig", state.release.rules["async_spec_message"])
+    if padded_off and state.release.rules.get("async_spec_ok"):
+        # 0.12.0 config/vllm.py:545-552 (sic: "Fasle"); 0.14.0-0.32.0 :577-581 (0.32.0 :1576-1580)
+        raise _pyd("VllmConfig", "Async scheduling is not compatible with disable_padded_drafter_batch=True."
+                   if state.release.key >= (0, 14, 0) else
+                   "async scheduling for EAGLE/MTP kind of speculative decoding is enabled, but "
+                   "disable_padded_drafter_batch=True disable_padded_drafter_batch=True is not supported for "
+                   "this situation now. please set disable_padded_drafter_batch=Fasle")
 
 
 def _kv_dict(values: dict):
@@ -452,9 +467,10 @@ def validate_v2_runner(state: State) -> None:
     """0.20.0+ `_validate_v2_model_runner` (0.20.0 config/vllm.py:1153-1154 and :1787-1828, 0.22.0
     :1298-1299 and :2057-2067, 0.30.0 :1853-1854 and :3079-3088): a config that takes the V2 runner
     (VLLM_USE_V2_MODEL_RUNNER=1, or a case V2 is forced for) with a feature V2 lacks
-    (runtime._v2_unsupported, per release) is refused. Features vLLM also lists that this port does
-    not see (routed experts capture, custom logits processors, KV sharing fast prefill, EC transfer,
-    elastic EP, ...) are not checked."""
+    (runtime._v2_unsupported, per release; the engine arguments behind them noted by
+    runtime.note_v2_features) is refused. Not checked: logits-processor entry-point plugins, reasoning
+    budget (0.22.x), the 0.28.0 adaptive-verification entries, mamba cache mode 'all', heterogeneous
+    vocabularies, and DBO with multimodal/hybrid/PIECEWISE/encoder-only models."""
     prefix = state.release.rules.get("v2_validate_message")
     if not prefix:
         return

@@ -10,6 +10,7 @@ alternative; pure data in, a plain dict out.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from functools import cache
 
@@ -137,6 +138,7 @@ def _has_inner_state(state) -> bool:
 def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
     """The features of this config that the release's Model Runner V2 lacks, as vLLM names them."""
     par, out = state.parallel, []
+    flags = state.model_cfg.get("v2_features", ())
     spec = state.speculative_method_resolved or state.speculative_method
     spec = "mtp" if spec and spec.endswith("_mtp") else spec
     for feature in r.v2_unsupported:
@@ -163,6 +165,62 @@ def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
         elif feature == "dbo" and par.get("enable_dbo") or feature == "dbo_env_unset" and par.get("enable_dbo") \
                 and state.env.get("VLLM_USE_V2_MODEL_RUNNER") is None:
             out.append("dual batch overlap")
+        elif feature == "dbo_env_unset" and par.get("enable_dbo"):  # VLLM_USE_V2_MODEL_RUNNER set
+            out.extend(_dbo_unsupported(state, spec))
+        elif feature == "par_draft" and "par_draft" in flags and spec not in r.v2_par_draft_native:
+            out.append(r.v2_par_draft_text)
+        elif feature == "ext_pp" and "ext_launcher" in flags and par["pipeline_parallel_size"] > 1:
+            out.append("pipeline parallelism with external_launcher")
+        elif feature in _V2_FLAG_TEXT and feature in flags:
+            out.append(_V2_FLAG_TEXT[feature])
+    return out
+
+
+# features read off the engine arguments (note_v2_features), as vLLM names them
+_V2_FLAG_TEXT = {"elastic_ep": "elastic expert parallelism", "routed_experts": "routed experts capture",
+                 "logitsprocs": "custom logits processors", "prompt_embeds": "prompt embeds",
+                 "logprobs_raw": "logprobs mode 'raw_logits'", "logprobs_processed": "logprobs mode 'processed_logits'",
+                 "kv_fast_prefill": "KV sharing fast prefill", "ec_transfer": "EC transfer"}
+
+
+def note_v2_features(state, values: dict) -> None:
+    """The engine arguments behind V2-unsupported features (kept on the state for `_v2_unsupported`,
+    which the runner choice and validate_v2_runner both ask)."""
+    spec = values.get("speculative_config")
+    if isinstance(spec, str):
+        try:
+            spec = json.loads(spec)
+        except ValueError:
+            spec = None
+    mode = values.get("logprobs_mode")
+    found = {name for name, on in (
+        ("elastic_ep", values.get("enable_elastic_ep")),
+        ("routed_experts", values.get("enable_return_routed_experts")),
+        ("logitsprocs", values.get("logits_processors")),
+        ("prompt_embeds", values.get("enable_prompt_embeds")),
+        ("logprobs_raw", mode == "raw_logits" and not state.model_cfg.get("is_pooling")),
+        ("logprobs_processed", mode == "processed_logits" and not state.model_cfg.get("is_pooling")),
+        ("kv_fast_prefill", values.get("kv_sharing_fast_prefill")),
+        ("ec_transfer", values.get("ec_transfer_config") is not None),
+        ("ext_launcher", values.get("distributed_executor_backend") == "external_launcher"),
+        ("lora", values.get("enable_lora")),
+        ("par_draft", isinstance(spec, dict) and spec.get("parallel_drafting")),
+        ("no_padded_drafter", isinstance(spec, dict) and spec.get("disable_padded_drafter_batch"))) if on}
+    state.model_cfg["v2_features"] = frozenset(found)
+
+
+def _dbo_unsupported(state, spec) -> list[str]:
+    """0.30.0+ _get_dbo_unsupported_features with VLLM_USE_V2_MODEL_RUNNER set (0.30.0
+    config/vllm.py:3016-3026): the parts this port sees (LoRA, speculative decoding, PP, CP)."""
+    par, out = state.parallel, []
+    if "lora" in state.model_cfg.get("v2_features", ()):
+        out.append("dual batch overlap with LoRA")
+    if spec:
+        out.append("dual batch overlap with speculative decoding")
+    if par["pipeline_parallel_size"] > 1:
+        out.append("dual batch overlap with pipeline parallelism")
+    if (par.get("decode_context_parallel_size") or 1) > 1 or (par.get("prefill_context_parallel_size") or 1) > 1:
+        out.append("dual batch overlap with context parallelism")
     return out
 
 

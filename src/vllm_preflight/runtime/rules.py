@@ -63,6 +63,9 @@ class RuntimeRules:
     v2_spec_allowed: tuple[str, ...] | None = None  # methods V2 takes; ngram/ngram_gpu named apart
     v2_spec_blocked: tuple[str, ...] = ()  # (when v2_spec_allowed is None) methods V2 lacks
     v2_force: tuple[str, ...] = ()  # use_v2_model_runner's "V2 anyway" cases before the arch list
+    # parallel_drafting in the speculative config: its wording, and the methods that draft in parallel natively
+    v2_par_draft_text: str = "parallel drafting for speculative decoding"
+    v2_par_draft_native: tuple[str, ...] = ()
     logger: str = "vllm.v1.worker.gpu_model_runner"
     source: str = "vllm/v1/worker/gpu_model_runner.py"  # file of the warning lines
     # evidence behind this release's rules: "golden" (its own code was executed) or "source"
@@ -95,29 +98,46 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     # V2-unsupported features before V2 is ever a default: 0.20.0-0.21.0 config/vllm.py
     # _validate_v2_model_runner (0.20.0 :1787-1828, only under VLLM_USE_V2_MODEL_RUNNER=1): models
     # with inner (Mamba-like) state, PCP, any speculative method but EAGLE/EAGLE3/MTP, DBO
-    ("0.20.0", {"v2_unsupported": ("inner_state", "pcp", "spec_eagle_mtp", "dbo")}),
+    ("0.20.0", {"v2_unsupported": ("inner_state", "pcp", "spec_eagle_mtp", "dbo", "routed_experts", "logitsprocs",
+                                  "kv_fast_prefill", "ec_transfer")}),
     # V2-unsupported features: 0.22.0 config/vllm.py _get_v2_model_runner_unsupported_features
     ("0.22.0", {"sup_triton_mla": "UNIFORM_BATCH", "sel_fi_head512": True, "v2_runner": "arch_list",
                 "v2_archs": ("Qwen3ForCausalLM",),
-                "v2_unsupported": ("pcp", "stock_compile", "sp", "spec", "eagle3_pp", "dbo"),
+                "v2_unsupported": ("pcp", "stock_compile", "sp", "spec", "par_draft", "eagle3_pp", "dbo", "routed_experts",
+                                   "logitsprocs", "prompt_embeds", "logprobs_raw", "logprobs_processed",
+                                   "kv_fast_prefill", "ec_transfer"),
                 "v2_spec_allowed": _V2_SPEC_V022}),
     ("0.23.0", {"v2_archs": ("LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM")}),
     ("0.24.0", {"v2_default_models": "listed"}),  # 0.24.0 config/vllm.py _is_default_v2_model_runner_model
     ("0.25.0", {"v2_default_models": "listed_or_dense"}),  # dense models too (recorded: llama-dense warns)
     ("0.27.0", {"v2_default_models": "listed_or_dense_hybrid_listed"}),
-    ("0.24.0", {"v2_unsupported": ("pcp", "stock_compile", "sp", "spec", "dynamic_sd", "eagle3_pp", "dbo"),
+    ("0.24.0", {"v2_unsupported": ("pcp", "stock_compile", "sp", "ext_pp", "spec", "dynamic_sd", "par_draft", "eagle3_pp",
+                                  "dbo", "elastic_ep", "routed_experts", "logitsprocs", "prompt_embeds",
+                                  "logprobs_raw", "logprobs_processed", "kv_fast_prefill", "ec_transfer"),
+                "v2_par_draft_text": "parallel drafting for EAGLE speculative decoding", "v2_par_draft_native": ("dflash",),
                 "v2_spec_allowed": _V2_SPEC_V022 + ("dflash",)}),
-    ("0.25.0", {"v2_unsupported": ("pcp", "stock_compile", "sp", "spec", "eagle3_pp", "dbo"),
+    ("0.25.0", {"v2_unsupported": ("pcp", "stock_compile", "sp", "ext_pp", "spec", "par_draft", "eagle3_pp", "dbo",
+                                  "elastic_ep", "routed_experts", "logitsprocs", "prompt_embeds", "logprobs_raw",
+                                  "logprobs_processed", "kv_fast_prefill", "ec_transfer"),
+                "v2_par_draft_native": ("dflash", "dspark"),
                 "v2_spec_allowed": _V2_SPEC_V022 + ("dflash", "dspark"), "v2_force": ("dspark",)}),
-    ("0.26.0", {"v2_unsupported": ("pcp_not_mla", "stock_compile", "sp", "spec", "eagle3_pp", "dbo")}),
+    ("0.26.0", {"v2_unsupported": ("pcp_not_mla", "stock_compile", "sp", "ext_pp", "spec", "par_draft", "eagle3_pp", "dbo",
+                                  "elastic_ep", "routed_experts", "logitsprocs", "prompt_embeds", "kv_fast_prefill",
+                                  "ec_transfer")}),
+    # 0.28.0 drops routed experts capture and EC transfer (0.28.0 config/vllm.py:2369-2460)
+    ("0.28.0", {"v2_unsupported": ("pcp_not_mla", "stock_compile", "sp", "ext_pp", "spec", "par_draft", "eagle3_pp",
+                                  "dbo", "elastic_ep", "logitsprocs", "prompt_embeds", "kv_fast_prefill")}),
     ("0.27.0", {"v2_force": ("pcp", "dspark")}),
-    ("0.29.0", {"v2_unsupported": ("stock_compile", "sp", "spec", "eagle3_pp", "dbo"), "v2_force": (),
+    ("0.29.0", {"v2_unsupported": ("stock_compile", "sp", "ext_pp", "spec", "par_draft", "eagle3_pp", "dbo", "elastic_ep",
+                                  "logitsprocs", "kv_fast_prefill"), "v2_force": (),
                 "v2_spec_allowed": _V2_SPEC_V022 + ("dflash", "dspark", "extract_hidden_states")}),
-    ("0.30.0", {"v2_unsupported": ("stock_compile", "sp", "spec", "dbo_env_unset"), "v2_spec_allowed": None,
+    ("0.30.0", {"v2_unsupported": ("stock_compile", "sp", "ext_pp", "spec", "par_draft", "dbo_env_unset", "elastic_ep",
+                                  "logitsprocs"), "v2_spec_allowed": None,
                 "v2_spec_blocked": ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator",
                                     "custom_class")}),
-    ("0.31.0", {"v2_spec_blocked": ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class")}),
-    ("0.32.0", {"v2_unsupported": ("spec", "dbo_env_unset"),
+    ("0.31.0", {"v2_spec_blocked": ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class"),
+                "v2_unsupported": ("stock_compile", "sp", "ext_pp", "spec", "par_draft", "dbo_env_unset", "elastic_ep")}),
+    ("0.32.0", {"v2_unsupported": ("ext_pp", "spec", "par_draft", "dbo_env_unset"),
                 "v2_spec_blocked": ("suffix", "medusa", "mlp_speculator", "custom_class")}),
     ("0.33.0", {"v2_spec_blocked": ("suffix", "custom_class")}),
     ("0.24.0", {"sel_mla_sm12": True, "sel_fi_cc80": True,
