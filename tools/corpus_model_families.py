@@ -12,6 +12,7 @@ folders under tests/fixtures/models/. `model_family_cases` turns a pool into the
 """
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
@@ -861,8 +862,77 @@ def _v2_features(v: tuple) -> Pool:
 
 
 def _validators(v: tuple) -> Pool:
-    """Multi-node parallel asserts and the remaining config-class validators."""
-    return []
+    """Multi-node parallel asserts and the remaining config-class validators: --nnodes / --node-rank
+    against the world size, the load-balancing modes (hybrid, external, by rank or start rank),
+    the data-parallel and executor backends next to --nnodes."""
+    dense, moe = "llama-dense", "mixtral-moe"
+    pool: Pool = [(dense, ["--data-parallel-rank", "0"], {}), (moe, ["--data-parallel-rank", "0"], {}),
+                  (moe, ["-dp", "2", "--data-parallel-rank", "1"], {}),
+                  (dense, ["-dp", "2", "--data-parallel-rank", "1"], {}),
+                  (moe, ["-dp", "2", "--data-parallel-rank", "1", "--data-parallel-size-local", "2"], {}),
+                  (moe, ["-dp", "2", "--data-parallel-external-lb"], {}),
+                  (moe, ["--data-parallel-external-lb"], {}),
+                  (moe, ["-dp", "2", "--data-parallel-hybrid-lb"], {}),
+                  (moe, ["-dp", "4", "--data-parallel-hybrid-lb", "--data-parallel-size-local", "2"], {}),
+                  (moe, ["-dp", "4", "--data-parallel-hybrid-lb", "--data-parallel-size-local", "1"], {}),
+                  (moe, ["-dp", "4", "--data-parallel-start-rank", "2", "--data-parallel-size-local", "2"], {}),
+                  (moe, ["-dp", "4", "--data-parallel-start-rank", "0", "--data-parallel-size-local", "1"], {}),
+                  (dense, ["-dp", "4", "--data-parallel-start-rank", "2", "--data-parallel-size-local", "1"], {}),
+                  (moe, ["-dp", "2", "--data-parallel-hybrid-lb", "--data-parallel-external-lb"], {}),
+                  (dense, ["--data-parallel-hybrid-lb", "--data-parallel-external-lb"], {})]
+    if v >= (0, 11, 1):
+        pool += [(dense, ["--nnodes", "2"], {}), (dense, ["-tp", "2", "--nnodes", "2", "--node-rank", "1"], {}),
+                 (dense, ["-tp", "2", "--nnodes", "3"], {}), (dense, ["-tp", "4", "--nnodes", "2", "--node-rank", "2"], {}),
+                 (dense, ["-tp", "4", "--nnodes", "2", "--node-rank", "5"], {}),
+                 (dense, ["-tp", "4", "--nnodes", "2", "--node-rank", "-1"], {}),
+                 (dense, ["-pp", "2", "--nnodes", "2", "--data-parallel-backend", "ray"], {}),
+                 (dense, ["-pp", "2", "--nnodes", "2", "--distributed-executor-backend", "ray"], {}),
+                 (dense, ["-pp", "2", "--nnodes", "2", "--distributed-executor-backend", "external_launcher"], {}),
+                 (dense, ["-pp", "2", "--nnodes", "2", "--distributed-executor-backend", "uni"], {}),
+                 (dense, ["-pp", "2", "--nnodes", "2", "--distributed-executor-backend", "mp"], {}),
+                 (moe, ["-dp", "2", "--nnodes", "2", "--node-rank", "1", "--data-parallel-external-lb"], {}),
+                 (moe, ["-dp", "2", "-tp", "2", "--nnodes", "4", "--node-rank", "3", "--data-parallel-external-lb"], {}),
+                 (moe, ["-dp", "4", "--nnodes", "2", "--node-rank", "1", "--data-parallel-external-lb"], {}),
+                 (moe, ["-dp", "4", "--nnodes", "2", "--node-rank", "1", "--data-parallel-external-lb",
+                        "--data-parallel-rank", "3"], {}),
+                 (moe, ["-dp", "4", "--nnodes", "2", "--node-rank", "1"], {}),
+                 (moe, ["-dp", "4", "--nnodes", "2", "--node-rank", "1", "--data-parallel-hybrid-lb"], {}),
+                 (moe, ["-dp", "2", "-tp", "2", "--nnodes", "2", "--data-parallel-size-local", "1"], {}),
+                 (moe, ["-dp", "2", "--nnodes", "2", "--data-parallel-backend", "ray", "--data-parallel-hybrid-lb"], {}),
+                 (moe, ["-dp", "2", "--nnodes", "2", "--data-parallel-backend", "ray", "--data-parallel-hybrid-lb",
+                        "--data-parallel-external-lb"], {})]
+    so = "--structured-outputs-config"
+    pool += [(dense, [so, '{"reasoning_parser": "bogus"}'], {}), (dense, [so, '{"reasoning_parser": "qwen3"}'], {}),
+             (dense, [so, '{"reasoning_parser": "Qwen3", "disable_any_whitespace": true}'], {}),
+             (dense, [so, '{"reasoning_parser": ""}'], {})]
+    if v >= (0, 12, 0):
+        pool += [(dense, ["-tp", "2", "-pcp", "2", "--nnodes", "2"], {}),
+                 (dense, ["-tp", "2", "-pcp", "2", "--nnodes", "3"], {})]
+    if v >= (0, 13, 0):
+        pc = "--profiler-config"
+        for cfg in ({"profiler": "torch"}, {"profiler": "torch", "torch_profiler_dir": "/tmp/prof"},
+                    {"torch_profiler_dir": "/tmp/prof"}, {"profiler": "cuda", "torch_profiler_dir": "/tmp/p"},
+                    {"profiler": "cuda"}, {"profiler": "cuda", "capture_torch_profiler": True},
+                    {"profiler": "proton"}, {"profiler": "cuda", "proton_data": "trace"},
+                    {"profiler": "proton", "proton_profiler_dir": "/tmp/p", "proton_output_format": "chrome_trace"},
+                    {"profiler": "proton", "proton_profiler_dir": "s3://b/p"},
+                    {"profiler": "proton", "proton_profiler_dir": "/tmp/p", "proton_data": "trace",
+                     "proton_output_format": "hatchet"},
+                    {"profiler": "proton", "proton_profiler_dir": "/tmp/p", "proton_graph_attribution": True,
+                     "proton_data": "trace"},
+                    {"profiler": "cuda", "torch_profiler_activities": ["CPU"]},
+                    {"profiler": "torch", "torch_profiler_dir": "/tmp/p", "torch_profiler_activities": ["CPU", "CPU"]}):
+            pool.append((dense, [pc, json.dumps(cfg)], {}))
+    if v >= (0, 20, 0):
+        ir: list[dict[str, object]] = [{"rms_norm": "native, vllm_c"}, {"rms_norm": [1]}, {"rms_norm": 5},
+                                       {"rms_norm": None}, {"rms_norm": ["native", 2]}, {"rms_norm": {"a": "b"}},
+                                       {"fused_add_rms_norm": ["native"]}]
+        for ir_cfg in ir:
+            pool.append((dense, ["--ir-op-priority", json.dumps(ir_cfg)], {}))
+    if v >= (0, 27, 0):
+        pool += [(moe, ["-dp", "2", "--enable-fault-tolerance"], {}),
+                 (moe, ["-dp", "2", "--data-parallel-rank", "1", "--enable-fault-tolerance"], {})]
+    return pool
 
 
 def _mamba_quant(v: tuple) -> Pool:

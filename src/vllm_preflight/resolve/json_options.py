@@ -197,6 +197,8 @@ def _fields(cls: dict, raw: Any, prefix: str, errors: list[_Error]) -> dict:
             value = value.lower().replace("-", "_")
         if isinstance(custom, dict):  # an enum looked up by name (AttentionConfig's backends)
             out[name] = _enum_by_name(custom, value, prefix + name, errors)
+        elif custom is True and cls["name"] == "IrOpPriorityConfig":
+            out[name] = _ir_op_list(value, prefix + name, errors)
         elif custom is True or (custom == "none_ok" and value is None):
             out[name] = value  # its own validator: not modelled (or, wrapped, None passes)
         else:
@@ -206,7 +208,7 @@ def _fields(cls: dict, raw: Any, prefix: str, errors: list[_Error]) -> dict:
     return out
 
 
-_CODES = (("Unexpected keyword", "unexpected_keyword_argument"), ("Value error", "value_error"), ("Input should be greater than or equal", "greater_than_equal"),
+_CODES = (("Unexpected keyword", "unexpected_keyword_argument"), ("Assertion failed", "assertion_error"), ("Value error", "value_error"), ("Input should be greater than or equal", "greater_than_equal"),
           ("Input should be greater than", "greater_than"), ("Input should be less than or equal", "less_than_equal"),
           ("Input should be less than", "less_than"), ("Input should be a valid integer, unable", "int_parsing"),
           ("Input should be a valid integer, got", "int_from_float"), ("Input should be a valid integer", "int_type"),
@@ -221,6 +223,25 @@ _CODES = (("Unexpected keyword", "unexpected_keyword_argument"), ("Value error",
 def _code(message: str) -> str:
     """pydantic's error code, printed after each error (the comparison reads up to the first)."""
     return next((code for prefix, code in _CODES if message.startswith(prefix)), "literal_error")
+
+
+class NotIterable(Exception):
+    """A TypeError out of a field validator: pydantic lets it through, argparse words it."""
+
+
+def _ir_op_list(value: Any, loc: str, errors: list[_Error]) -> Any:
+    """IrOpPriorityConfig's `*` before-validator (0.20.0 config/kernel.py:58, 0.33.0 :66-73): a string is
+    split at commas (spaces dropped), then every item must be a string (a bare assert)."""
+    if isinstance(value, str):
+        return value.replace(" ", "").split(",")
+    if not isinstance(value, (list, dict)):
+        raise NotIterable(loc)
+    if not all(isinstance(v, str) for v in value):
+        errors.append(_Error(loc, "Assertion failed, "))
+        return value
+    if isinstance(value, dict):
+        errors.append(_Error(loc, "Input should be a valid array"))
+    return value
 
 
 def _enum_by_name(enum: dict, value: Any, loc: str, errors: list[_Error]) -> Any:
@@ -301,7 +322,76 @@ def _ec_transfer_post_init(cls: dict, cfg: dict) -> str | None:
     return None
 
 
+def _is_uri(path: str) -> bool:
+    return "://" in path and len(path.split("://")[0]) > 1
+
+
+def _profiler_after(cls: dict, cfg: dict) -> str | None:
+    """ProfilerConfig's model validator (0.13.0 config/profiler.py:125; 0.33.0 :215-307). Each check
+    exists wherever the class has its field: the proton options (0.28.0), proton_graph_attribution
+    (0.30.0), torch_profiler_activities (0.31.0), capture_torch_profiler (0.26.0). 0.13.0-0.15.x
+    first take the profiler from VLLM_TORCH_CUDA_PROFILE / VLLM_TORCH_PROFILER_DIR: not modelled."""
+    names = {f[0] for f in cls["fields"]}
+    profiler = cfg.get("profiler")
+    activities = cfg.get("torch_profiler_activities")
+    if "torch_profiler_activities" in names and activities is not None:
+        if profiler != "torch":
+            return "torch_profiler_activities is only applicable when profiler is set to 'torch'"
+        if isinstance(activities, list) and len(activities) != len(set(activities)):
+            return "torch_profiler_activities must not contain duplicates"
+    torch_dir = cfg.get("torch_profiler_dir") or ""
+    if torch_dir and profiler != "torch":
+        return "torch_profiler_dir is only applicable when profiler is set to 'torch'"
+    if profiler == "torch" and not torch_dir:
+        return "torch_profiler_dir must be set when profiler is 'torch'"
+    if "proton_profiler_dir" in names:
+        proton = [("proton_profiler_dir", ""), ("proton_context", "shadow"), ("proton_data", "tree"),
+                  ("proton_backend", None), ("proton_mode", None), ("proton_hook", None),
+                  ("proton_output_format", None), ("proton_graph_attribution", False)]
+        changed = [n for n, default in proton if n in names and cfg.get(n, default) != default]
+        if profiler != "proton" and changed:
+            return f"{', '.join(changed)} only applicable when profiler is set to 'proton'"
+        proton_dir = cfg.get("proton_profiler_dir") or ""
+        if profiler == "proton" and not proton_dir:
+            return "proton_profiler_dir must be set when profiler is 'proton'"
+        if proton_dir and _is_uri(proton_dir):
+            return "proton_profiler_dir must be a local directory"
+        if profiler == "proton":
+            fmt, data, mode = cfg.get("proton_output_format"), cfg.get("proton_data", "tree"), cfg.get("proton_mode")
+            if cfg.get("proton_graph_attribution"):
+                if data != "tree":
+                    return "proton_graph_attribution requires proton_data='tree'"
+                if mode and str(mode).split(":", 1)[0].lower() == "periodic_flushing":
+                    return ("proton_graph_attribution is incompatible with periodic_flushing: both manage "
+                            "Proton data phases.")
+            if fmt == "chrome_trace" and data != "trace":
+                return "chrome_trace output requires proton_data='trace'"
+            if fmt in ("hatchet", "hatchet_msgpack") and data != "tree":
+                return f"{fmt} output requires proton_data='tree'"
+    if "capture_torch_profiler" in names and cfg.get("capture_torch_profiler") and profiler != "torch":
+        return "capture_torch_profiler is only applicable when profiler is set to 'torch'"
+    return None
+
+
+@lru_cache(maxsize=1)
+def _reasoning_parsers() -> dict:
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "releases", "data", "reasoning_parsers.json")
+    with open(path) as f:
+        return json.load(f)["releases"]
+
+
+def _reasoning_parser_problem(cfg: dict, state: State) -> str | None:
+    """0.11.1-0.12.0 StructuredOutputsConfig's validator first checks reasoning_parser against the
+    registered parsers (0.12.0 config/structured_outputs.py:69-82; a plugin is not modelled)."""
+    names = _reasoning_parsers().get(state.release.version)
+    parser = cfg.get("reasoning_parser", "")
+    if names is None or not isinstance(parser, str) or parser == "" or parser in names:
+        return None
+    return f"invalid reasoning parser: {parser} (chose from {{ {','.join(names)} }})"
+
+
 _AFTER = {("EPLBConfig", "_validate_eplb_config:after"): _eplb_after,
+          ("ProfilerConfig", "_validate_profiler_config:after"): _profiler_after,
           ("ECTransferConfig", "__post_init__"): _ec_transfer_post_init,
           ("StructuredOutputsConfig", "_validate_structured_output_config:after"): _structured_outputs_after,
           ("StructuredOutputsConfig", "__post_init__"): _structured_outputs_after,
@@ -328,6 +418,10 @@ def problem(dest: str, value: Any, state: State) -> str | None:
         n = len(errors)
         body = "\n".join(f"{e.loc}\n  {e.message} [type={_code(e.message)}]" for e in errors)
         return f"{n} validation error{'s' if n > 1 else ''} for {name}\n{body}"
+    if name == "StructuredOutputsConfig":
+        parser = _reasoning_parser_problem(cfg, state)
+        if parser:
+            return f"1 validation error for {name}\n  Value error, {parser} [type=value_error]"
     for validator in cls["validators"]:
         check = _AFTER.get((name, validator))
         if check is not None:
@@ -457,7 +551,10 @@ def check(action, text: str, value: Any, state: State) -> None:
         if action.dest == "hf_overrides" and not isinstance(value, dict):
             raise hf_overrides_refusal(text)
         return
-    message = problem(action.dest, value, state)
+    try:
+        message = problem(action.dest, value, state)
+    except NotIterable:  # argparse's wording for a TypeError out of its type function
+        raise Refusal("ArgumentError", f"argument {action.display}: invalid parse_dataclass value: {text!r}") from None
     if message:
         raise Refusal("ArgumentError", f"argument {action.display}: {message}")
 
