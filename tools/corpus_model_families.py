@@ -936,8 +936,40 @@ def _validators(v: tuple) -> Pool:
 
 
 def _mamba_quant(v: tuple) -> Pool:
-    """Mamba/hybrid asserts by release and the quantization config validation left."""
-    return []
+    """Mamba/hybrid asserts by release and the quantization config validation left: pure mamba
+    and hybrid models with prefix caching, chunked prefill, the mamba cache mode (0.15.0+) and
+    the block size; ModelOpt checkpoints whose kv-cache algo, excluded modules or group size
+    have the wrong type, NVFP4 legacy layouts missing required fields; compressed-tensors
+    config groups without targets or weights, or quantizing activations without saying how."""
+    pool: Pool = []
+    mamba = ["pp-mamba1", "pp-mamba2", "pp-zamba2-hybrid", "pp-jamba-hybrid-moe", "hook-mamba2"]
+    words: list[list[str]] = [[], ["--enable-prefix-caching"], ["--no-enable-prefix-caching"],
+                              ["--enable-prefix-caching", "--no-enable-chunked-prefill"],
+                              ["--no-enable-chunked-prefill"], ["--enable-prefix-caching", "--block-size", "32"]]
+    if v >= (0, 15, 0):
+        words += [["--mamba-cache-mode", "align"], ["--mamba-cache-mode", "all"], ["--mamba-cache-mode", "none"],
+                  ["--enable-prefix-caching", "--mamba-cache-mode", "align", "--no-enable-chunked-prefill"],
+                  ["--enable-prefix-caching", "--mamba-cache-mode", "all"]]
+    for i, m in enumerate(mamba):
+        for j, w in enumerate(words):
+            if (i + j) % 2 == 0 or m in ("pp-mamba2", "pp-zamba2-hybrid"):
+                pool.append((m, w, {}))
+    Q = "--quantization"
+    quant: dict[str, list[list[str]]] = {
+        "mq-modelopt-fp8-kv-int": [[], [Q, "modelopt"]], "mq-modelopt-fp8-kv-list": [[]],
+        "mq-modelopt-fp8-ignore-text": [[], [Q, "modelopt"]], "mq-modelopt-nvfp4-group-text": [[], [Q, "modelopt_fp4"]],
+        "mq-modelopt-nvfp4-group-digits": [[]], "mq-modelopt-nvfp4-group-list": [[]],
+        "mq-modelopt-nvfp4-group-float": [[]], "mq-modelopt-legacy-nvfp4-no-group": [[], [Q, "modelopt_fp4"]],
+        "mq-modelopt-legacy-nvfp4-bare": [[]], "mq-modelopt-legacy-fp8-exclude-dict": [[]],
+        "mq-modelopt-legacy-fp8-kv-bool": [[]], "mq-modelopt-legacy-nvfp4-full": [[], ["--dtype", "float16"]],
+        "quant-modelopt-fp4": [[]], "quant-modelopt-fp8": [[]],
+        "mq-ct-no-targets": [[]], "mq-ct-targets-null": [[]], "mq-ct-weights-null": [[]],
+        "mq-ct-int-quantized-no-input": [[], ["--dtype", "float16"]], "mq-ct-float-quantized-no-input": [[]],
+        "mq-ct-attention-only-group": [[]], "mq-ct-group-format-int-quantized": [[]],
+    }
+    for m, ws in quant.items():
+        pool += [(m, w, {}) for w in ws]
+    return pool
 
 
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,

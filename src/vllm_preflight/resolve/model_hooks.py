@@ -170,11 +170,23 @@ _HYBRID_ARCHS = frozenset({
     "Qwen3_5MoeForConditionalGeneration", "Qwen4ExpForCausalLM", "Qwen4ExpForConditionalGeneration",
     "Zamba2ForCausalLM"})
 # the assert's text, by first release
-_MAMBA_CHUNKED_MESSAGES = (((0, 22, 0), "Chunked prefill is required for mamba cache mode 'align'."),
+_MAMBA_CHUNKED_MESSAGES = (((0, 15, 0), "Chunked prefill is required for mamba cache mode 'align'."),
                            ((0, 33, 0), "Chunked prefill is required for Mamba prefix caching."))
 
 
-# classes with SupportsMambaPrefixCaching (mamba cache mode "all"), 0.22.0-0.31.x
+# hybrid architectures of older releases that the 0.32.0+ table no longer has: the first
+# release without them (IsHybrid classes of 0.15.0-0.26.0 model_executor/models/*.py)
+_OLD_HYBRIDS = {"BambaForCausalLM": (0, 24, 0), "MiniMaxText01ForCausalLM": (0, 24, 0),
+                "KimiLinearForCausalLM": (0, 27, 0), "Plamo2ForCausalLM": (0, 27, 0)}
+# of those, with SupportsMambaPrefixCaching (0.15.0 bamba.py:396-404)
+_BAMBA = {"BambaForCausalLM": (0, 24, 0)}
+
+
+def _is_hybrid(state: State, arch: str) -> bool:
+    return arch in _HYBRID_ARCHS or (arch in _OLD_HYBRIDS and state.release.key < _OLD_HYBRIDS[arch])
+
+
+# classes with SupportsMambaPrefixCaching (mamba cache mode "all"), 0.15.0-0.31.x
 _MAMBA_ALL_MODE = frozenset({"MambaForCausalLM", "FalconMambaForCausalLM", "Mamba2ForCausalLM", "FalconH1ForCausalLM",
                              "GraniteMoeHybridForCausalLM", "JambaForCausalLM", "JambaForSequenceClassification",
                              "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "Zamba2ForCausalLM"})
@@ -189,24 +201,52 @@ def mamba_prefix_caching(state: State, values: Values) -> None:
     arch = state.model.architecture if state.model is not None else ""
     caching = values.get("enable_prefix_caching")
     if caching is None:
-        caching = arch in _HYBRID_ARCHS and not state.model_cfg.get("is_pooling") \
+        caching = _is_hybrid(state, arch) and not state.model_cfg.get("is_pooling") \
             and _since(state, _SINCE["hybrid_prefix_caching_default"])
-    if not caching or state.scheduler.get("enable_chunked_prefill"):
+    if not caching:
         return
+    all_mode = arch in _MAMBA_ALL_MODE or (arch in _BAMBA and state.release.key < _BAMBA[arch])
     if not _since(state, _SINCE["mamba_chunked_prefill_assert"]):
         mode = values.get("mamba_cache_mode") or "none"
         if mode == "none":
             aligned_default = _since(state, _SINCE["mamba_align_by_default"])
-            mode = "align" if aligned_default or arch not in _MAMBA_ALL_MODE else "all"
-        if mode == "all" and arch not in _MAMBA_ALL_MODE:
+            mode = "align" if aligned_default or not all_mode else "all"
+        if mode == "all" and not all_mode:
             mode = "align"
         if mode != "align":
             return
-    msg = ""
-    for first, text in _MAMBA_CHUNKED_MESSAGES:
-        if _since(state, first):
-            msg = text
-    raise validation_error(msg, "Assertion failed")
+    if not state.scheduler.get("enable_chunked_prefill"):
+        msg = ""
+        for first, text in _MAMBA_CHUNKED_MESSAGES:
+            if _since(state, first):
+                msg = text
+        raise validation_error(msg, "Assertion failed")
+    if not _since(state, _SINCE["mamba_align_speculative_ok"]) and values.get("speculative_config") is not None:
+        # 0.15.0-0.16.x: the second assert of mode "align" (0.15.0 models/config.py:356-359)
+        raise validation_error("Mamba cache mode 'align' is currently not compatible with speculative decoding.",
+                               "Assertion failed")
+
+
+# model types whose transformers config class has neither num_attention_heads nor a kv-heads
+# key, and no convertor of their own (0.14.0 transformers_utils/model_arch_config_convertor.py:383-400)
+_NO_HEADS_CONFIGS = {"mamba2": "Mamba2Config"}
+_KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num")
+
+
+def arch_config_convertor(state: State, facts: Any) -> None:
+    """ModelConfig.__post_init__ builds its model_arch_config (0.14.0 config/model.py:498):
+    0.14.0-0.17.1 count the kv heads falling back to hf_text_config.num_attention_heads read
+    as an attribute (model_arch_config_convertor.py:79, 0.16.0-0.17.1 :99), an AttributeError
+    for a config without it; 0.18.0 falls back to get_total_num_attention_heads (0 if absent)."""
+    if not (_since(state, _SINCE["arch_config_convertor"]) and state.release.key < _SINCE["arch_config_heads_default"]):
+        return
+    cfg = getattr(facts, "raw_config", None)
+    if not isinstance(cfg, dict):
+        return
+    text = cfg["text_config"] if isinstance(cfg.get("text_config"), dict) else cfg
+    cls = _NO_HEADS_CONFIGS.get(str(text.get("model_type") or ""))
+    if cls and "num_attention_heads" not in text and not any(k in text for k in _KV_HEAD_KEYS):
+        raise Refusal("AttributeError", f"'{cls}' object has no attribute 'num_attention_heads'")
 
 
 def deepseek_v32(state: State, values: Values) -> None:
@@ -503,8 +543,13 @@ _BREAKABLE: tuple[tuple[tuple, frozenset], ...] = (
 # where a hook's own rule changes (first release)
 _SINCE = {
     "mamba_chunked_prefill_assert": (0, 32, 0),  # whatever the mamba cache mode
-    "mamba_cache_mode_asserts": (0, 22, 0),  # 0.15.0-0.21.x differ (speculative asserts): not ported
+    "mamba_cache_mode_asserts": (0, 15, 0),  # MambaModelConfig picks a mamba cache mode
+    "mamba_align_speculative_ok": (0, 17, 0),  # 0.15.0-0.16.x: mode "align" asserts no speculative config
     "mamba_align_by_default": (0, 28, 0),
+    "mamba_cache_mode_deprecated": (0, 33, 0),
+    "mamba_all_mode_deprecated": (0, 30, 0),  # until 0.32.0
+    "arch_config_convertor": (0, 14, 0),
+    "arch_config_heads_default": (0, 18, 0),
     "hybrid_prefix_caching_default": (0, 26, 0),
     "mamba_graph_mode_dropped": (0, 11, 1),
     "asserts_in_model_config": (0, 14, 0),
@@ -553,12 +598,22 @@ def apply(state: State, architecture: str | None, values: Values | None = None) 
     models, the mamba hook), then the breakable-graph default."""
     arch = architecture or ""
     vals = values or {}
+    if _since(state, _SINCE["mamba_cache_mode_deprecated"]) and vals.get("mamba_cache_mode") is not None:
+        # EngineArgs.create_engine_config, before CacheConfig (0.33.0 arg_utils.py:2304-2305), any model
+        state.log("warning", "--mamba-cache-mode is deprecated and will be removed in v0.33.0. It has no effect: "
+                             "Mamba prefix caching follows --enable-prefix-caching.", once=True)
+    if vals.get("mamba_cache_mode") == "all" and _since(state, _SINCE["mamba_all_mode_deprecated"]) \
+            and state.release.key < (0, 32, 0):
+        # CacheConfig's mamba_cache_mode validator, 0.30.0-0.31.x (0.30.0 config/cache.py:321-330), any model
+        state.log("warning", "Mamba cache mode 'all' is deprecated and will be removed in an upcoming release. If "
+                             "this is a problem, please open an issue at https://github.com/vllm-project/vllm/issues.",
+                  once=True)
     for table in (MODEL_HOOKS, VLLM_HOOKS):
         entry = table.get(arch)
         if entry is not None and _since(state, entry[0]):
             entry[1](state, vals)
     if state.release.key < _SINCE["mamba_graph_mode_dropped"] and (arch in _MAMBA_ARCHS or arch in _HYBRID_ARCHS_0_11):
         mamba_0_11(state, vals)
-    if _since(state, _SINCE["mamba_cache_mode_asserts"]) and (arch in _MAMBA_ARCHS or arch in _HYBRID_ARCHS):
+    if _since(state, _SINCE["mamba_cache_mode_asserts"]) and (arch in _MAMBA_ARCHS or _is_hybrid(state, arch)):
         mamba_prefix_caching(state, vals)
     breakable_by_default(state, arch)

@@ -45,6 +45,7 @@ from dataclasses import replace
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import ModelFacts
+from vllm_preflight.resolve import model_hooks
 from vllm_preflight.resolve.state import Refusal, State
 
 _DATA: dict | None = None
@@ -258,6 +259,9 @@ def _override(name: str, q: dict, user: str | None, facts: ModelFacts, v: tuple,
 def verify_model(state: State, facts: ModelFacts, values: dict) -> None:
     """ModelConfig._verify_quantization: the method vLLM resolves (kept in
     state.model_cfg["quantization"]), or a refusal."""
+    # ModelConfig.__post_init__'s model_arch_config comes earlier (0.14.0 config/model.py:498,
+    # before max_model_len): run here, the first ModelConfig step in this file
+    model_hooks.arch_config_convertor(state, facts)
     v = _vt(state.release.version)
     if values.get("quantization") is None and checkpoint_quant_config(facts, v) is None:
         return  # nothing quantized: the per-release tables are not even loaded
@@ -397,6 +401,87 @@ def _get_from_keys(q: dict, keys: list[str]):
     raise _pyd("VllmConfig", f"Cannot find any of {keys} in the model's quantization config.")
 
 
+def _py_type(x) -> str:
+    """`type(x)` as Python prints it, for a JSON value."""
+    return f"<class '{type(x).__name__}'>"
+
+
+def _int_text(x) -> bool:
+    """Whether int(x) succeeds for a JSON value that is not a number."""
+    if not isinstance(x, str):
+        return False
+    try:
+        int(x)
+    except ValueError:
+        return False
+    return True
+
+
+def _modelopt_types(q: dict, flat: dict, v: tuple) -> None:
+    """ModelOptQuantConfigBase.from_config (0.12.0+): the kv-cache algo, the excluded modules and
+    the group size are type-checked (0.12.0 modelopt.py:240-265, 0.33.0 modelopt.py:367-394).
+    config.json's flat layout names the kv-cache algo `kv_cache_quant_algo` before 0.17.0 and
+    reads a `kv_cache_scheme` dict from 0.17.0 (never refused); its excluded modules are
+    `ignore`, falling back to `exclude_modules` from 0.33.0."""
+    legacy = flat is not q
+    kv = flat.get("kv_cache_quant_algo") if legacy or v < (0, 17, 0) else None
+    if kv is not None and not isinstance(kv, str):
+        raise _pyd("VllmConfig", f"kv_cache_quant_algo must be a string, got {_py_type(kv)}")
+    if legacy:
+        excluded = flat.get("exclude_modules", [])
+    else:
+        excluded = q.get("ignore", q.get("exclude_modules", []) if v >= (0, 33, 0) else [])
+    if not isinstance(excluded, list):
+        raise _pyd("VllmConfig", f"exclude_modules must be a list, got {_py_type(excluded)}")
+    group = flat.get("group_size")
+    if group is not None and not isinstance(group, (int, float)) and not _int_text(group):
+        raise _pyd("VllmConfig", f"group_size must be an integer, got {_py_type(group)}")
+
+
+# compressed-tensors formats that quantize activations (compressed_tensors/utils.py, 0.12.0-0.33.0)
+_CT_ACT_FORMATS = ("naive-quantized", "int-quantized", "float-quantized", "nvfp4-pack-quantized")
+
+
+def _compressed_tensors_groups(q: dict, v: tuple) -> None:
+    """CompressedTensorsConfig.from_config's walk over config_groups (0.12.0
+    compressed_tensors.py:221-277): from 0.15.0 groups quantizing one *Attention target are
+    dropped first (reading `targets` by key); then each group's targets are iterated, its
+    weights validated as QuantizationArgs, and a group in an activation-quantizing format
+    without input_activations must have float weights (a bare assert)."""
+    groups = q.get("config_groups")
+    if not isinstance(groups, dict):
+        return
+    kept = {}
+    for name, g in groups.items():
+        if not isinstance(g, dict):
+            return  # not read as written here: left to vLLM
+        if v >= (0, 15, 0):  # 0.33.0 compressed_tensors.py:240-246
+            if "targets" not in g:
+                raise Refusal("KeyError", "'targets'")
+            t = g["targets"]
+            if t is None:
+                raise Refusal("TypeError", "object of type 'NoneType' has no len()")
+            if isinstance(t, list) and len(t) == 1 and isinstance(t[0], str) and t[0].endswith("Attention"):
+                continue
+        kept[name] = g
+    for g in kept.values():
+        targets = g.get("targets")
+        if targets is None:
+            raise Refusal("TypeError", "'NoneType' object is not iterable")
+        if not targets:
+            continue
+        weights = g.get("weights")
+        if weights is None:
+            raise Refusal("ValidationError", "1 validation error for VllmConfig\n  Input should be a valid dictionary "
+                                             "or instance of QuantizationArgs")
+        if not isinstance(weights, dict):
+            return
+        fmt = g.get("format") if g.get("format") is not None else q.get("format")
+        if (fmt in _CT_ACT_FORMATS or g.get("input_activations")) and not g.get("input_activations") \
+                and weights.get("type", "int") != "float":
+            raise Refusal("ValidationError", "1 validation error for VllmConfig\n  Assertion failed, ")
+
+
 def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
     """The checks a config class's from_config / __init__ makes on the checkpoint's config
     (the ones that refuse a config.json vLLM otherwise accepts), by the class the release
@@ -424,10 +509,21 @@ def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
             raise _pyd("VllmConfig", "Expected 'quantization' to be a dictionary in config")
         if not algo:
             raise _pyd("VllmConfig", "Missing 'quant_algo' in quantization config")
+        if v >= (0, 12, 0):
+            _modelopt_types(q, sub if isinstance(sub, dict) else q, v)
         if v < (0, 14, 0) and algo not in ("FP8", "NVFP4"):
             raise _pyd("VllmConfig", "ModelOpt currently only supports: ['FP8', 'NVFP4'] quantizations in vLLM. "
                                      "Please check the `hf_quant_config.json` file for your model's quant "
                                      "configuration.")
+        if cls_name == "ModelOptNvFp4Config" and "NVFP4" in str(algo).upper() and isinstance(sub, dict):
+            # ModelOptNvFp4Config._from_config (0.12.0 modelopt.py:876-889): the legacy layout
+            # must name all three
+            missing = [f for f in ("group_size", "kv_cache_quant_algo", "exclude_modules") if f not in sub]
+            if missing:
+                raise _pyd("VllmConfig", "NVFP4 quantization requires the following fields in "
+                                         f"hf_quant_config.json: {missing}")
+    if cls_name == "CompressedTensorsConfig":
+        _compressed_tensors_groups(q, v)
     bits = q.get("w_bit", q.get("bits")) if cls_name in ("AWQConfig", "AutoAWQConfig") else q.get("bits")
     if cls_name == "GPTQConfig" and bits not in (2, 3, 4, 8):  # gptq.py:91-95 (0.12.0)
         raise _pyd("VllmConfig", "Currently, only 2/3/4/8-bit weight quantization is supported for GPTQ, "
