@@ -966,6 +966,7 @@ def _mamba_quant(v: tuple) -> Pool:
         "mq-ct-no-targets": [[]], "mq-ct-targets-null": [[]], "mq-ct-weights-null": [[]],
         "mq-ct-int-quantized-no-input": [[], ["--dtype", "float16"]], "mq-ct-float-quantized-no-input": [[]],
         "mq-ct-attention-only-group": [[]], "mq-ct-group-format-int-quantized": [[]],
+        "mq-ct-actorder-group": [[]], "mq-ct-actorder-true": [[]], "mq-ct-actorder-weight": [[]],
     }
     for m, ws in quant.items():
         pool += [(m, w, {}) for w in ws]

@@ -106,3 +106,14 @@ def test_mamba_all_mode_deprecation_logged_0_30_and_0_31():
         res = resolve(Deployment(argv=argv, env=(), source="t"), target)
         return any("Mamba cache mode 'all' is deprecated" in e.reason for e in res.events)
     assert not logged("0.29.0") and logged("0.30.0") and logged("0.31.0") and not logged("0.32.0")
+
+
+def test_compressed_tensors_group_activation_ordering_refused_from_0_30_0():
+    # 0.30.0 compressed_tensors.py (0.33.0 :336-345): actorder "group" or "dynamic" (True reads as "group")
+    msg = ("ValidationError", "1 validation error for VllmConfig\n  Value error, Compressed-tensors group/dynamic "
+           "activation ordering (actorder='group') is no longer supported. Use a checkpoint with static/weight "
+           "activation ordering or without activation ordering.")
+    assert _error("mq-ct-actorder-group", [], "0.29.0") is None
+    assert _error("mq-ct-actorder-group", [], "0.30.0") == msg
+    assert _error("mq-ct-actorder-true", [], "0.31.0") == msg
+    assert _error("mq-ct-actorder-weight", [], "0.33.0") is None

@@ -476,6 +476,12 @@ def _compressed_tensors_groups(q: dict, v: tuple) -> None:
                                              "or instance of QuantizationArgs")
         if not isinstance(weights, dict):
             return
+        order = weights.get("actorder")
+        order = "group" if order is True else order.lower() if isinstance(order, str) else None
+        if v >= (0, 30, 0) and order in ("group", "dynamic"):  # 0.33.0 compressed_tensors.py:336-345
+            raise _pyd("VllmConfig", f"Compressed-tensors group/dynamic activation ordering (actorder={order!r}) is "
+                                     "no longer supported. Use a checkpoint with static/weight activation ordering "
+                                     "or without activation ordering.")
         fmt = g.get("format") if g.get("format") is not None else q.get("format")
         if (fmt in _CT_ACT_FORMATS or g.get("input_activations")) and not g.get("input_activations") \
                 and weights.get("type", "int") != "float":
