@@ -932,6 +932,8 @@ def _validators(v: tuple) -> Pool:
     if v >= (0, 27, 0):
         pool += [(moe, ["-dp", "2", "--enable-fault-tolerance"], {}),
                  (moe, ["-dp", "2", "--data-parallel-rank", "1", "--enable-fault-tolerance"], {})]
+    if (0, 11, 1) <= v < (0, 13, 0):  # the registry check of 0.11.1-0.12.0, reached from the flag too
+        pool += [(dense, ["--reasoning-parser", "bogus"], {}), (dense, ["--reasoning-parser", "qwen3"], {})]
     return pool
 
 

@@ -677,14 +677,12 @@ def executor_backend_check(state: State, values: dict, assumptions: list[Assumpt
 # one line per family, stated on every resolution so a clean result is read for what it is.
 NOT_CHECKED = (
     ("memory", "whether weights, KV cache and CUDA graphs fit the GPUs (vLLM measures it when the engine starts)"),
-    ("model files beyond config.json", ("the tokenizer (its own length limit), the weights, and quantization files "
-                                        "next to config.json (hf_quant_config.json, GGUF)")),
-    ("V2 runner features", ("features the V2 model runner lacks beyond PP, PCP, speculative methods, DBO and "
-                            "hybrid models (routed experts, logits processors, KV-sharing fast prefill, EC "
-                            "transfer, elastic EP, LoRA with DBO)")),
-    ("remaining validators", ("ProfilerConfig's validator, the reasoning-parser registry (0.11-0.17), async "
-                              "scheduling with disable_padded_drafter_batch, Mamba prefix-caching asserts on "
-                              "0.15-0.21, multi-node asserts (nnodes, node_rank, hybrid load balancing)")),
+    ("model files beyond config.json", ("the tokenizer (its own length limit; the reasoning parser built on it "
+                                        "from 0.13.0), the weights, and quantization files next to config.json "
+                                        "(hf_quant_config.json, GGUF)")),
+    ("remaining validators", ("the reasoning-parser registry from 0.13.0, compressed-tensors weight fields, "
+                              "LoRA adaptive verification (0.29.0+), routed experts without V2 or on dense "
+                              "models (0.31.0+), --headless")),
 )
 
 

@@ -134,6 +134,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     if ogc is not None and not isinstance(ogc, dict):  # a ModelConfig dict field, validated by pydantic
         raise config_checks._field("ModelConfig", "override_generation_config", "Input should be a valid dictionary")
     multimodal_checks.model_arguments(state, v)  # ModelConfig's typed mm InitVars (before __post_init__)
+    model_hooks.arch_config_convertor(state, facts)  # model_arch_config (0.14.0 config/model.py:498), before max_model_len
     max_model_len = model_len.verify_max_len(state, facts, v.get("max_model_len"),
                                              bool(v.get("disable_sliding_window", False)), v.get("hf_overrides"))
     state.model_cfg.update({
@@ -215,6 +216,11 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         compilation_config.build(None, release, state)
     _merge_capture_flags(v, state)
     # --- VllmConfig.__post_init__ begins: the architecture's config hook, then the checks
+    parser = v.get("reasoning_parser")
+    if parser:  # create_engine_config puts it in the structured-outputs config; VllmConfig revalidates that
+        problem = json_options._reasoning_parser_problem({"reasoning_parser": parser}, state)
+        if problem:
+            raise config_checks._field("VllmConfig", "structured_outputs_config", f"Value error, {problem}")
     model_hooks.apply(state, facts.architecture, v)
     config_checks.model_parallel_checks(state, facts, v)
     multimodal_checks.vllm_config(state, v)  # EC producer, torch_shm IPC, processor device

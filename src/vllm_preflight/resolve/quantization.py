@@ -45,7 +45,6 @@ from dataclasses import replace
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve import model_hooks
 from vllm_preflight.resolve.state import Refusal, State
 
 _DATA: dict | None = None
@@ -259,9 +258,6 @@ def _override(name: str, q: dict, user: str | None, facts: ModelFacts, v: tuple,
 def verify_model(state: State, facts: ModelFacts, values: dict) -> None:
     """ModelConfig._verify_quantization: the method vLLM resolves (kept in
     state.model_cfg["quantization"]), or a refusal."""
-    # ModelConfig.__post_init__'s model_arch_config comes earlier (0.14.0 config/model.py:498,
-    # before max_model_len): run here, the first ModelConfig step in this file
-    model_hooks.arch_config_convertor(state, facts)
     v = _vt(state.release.version)
     if values.get("quantization") is None and checkpoint_quant_config(facts, v) is None:
         return  # nothing quantized: the per-release tables are not even loaded
