@@ -270,7 +270,9 @@ def _engine_arg_class(dest: str, rel: Release) -> str | None:
 
 
 def main() -> None:
-    src = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/vllm-src")
+    if len(sys.argv) != 2:
+        sys.exit("usage: extract_json_options.py SOURCES_DIR   (a folder holding <version>/vllm/ for each release)")
+    src = Path(sys.argv[1])
     options = json.loads(OPTIONS.read_text())
     sys.path.insert(0, str(ROOT / "src"))
     from vllm_preflight.releases import get_release
