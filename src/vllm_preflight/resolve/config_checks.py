@@ -681,8 +681,8 @@ NOT_CHECKED = (
                                         "from 0.13.0), the weights, and quantization files next to config.json "
                                         "(hf_quant_config.json, GGUF)")),
     ("remaining validators", ("the reasoning-parser registry from 0.13.0, compressed-tensors weight fields, "
-                              "LoRA adaptive verification (0.29.0+), routed experts without V2 or on dense "
-                              "models (0.31.0+), --headless")),
+                              "LoRA adaptive verification (0.29.0+), routed experts outside Model Runner V2 "
+                              "(0.31.0+), --headless")),
 )
 
 

@@ -511,9 +511,10 @@ def after_parallel(state: State, values: dict) -> None:
             raise Refusal("ValidationError", f"1 validation error for VllmConfig\n  Value error, {message} "
                                              f"[type=value_error]")
     aux = values.get("aux_output_config")
-    if isinstance(aux, dict) and key >= version_key(_AUX_OUTPUT) and facts is not None:
+    flag = bool(values.get("enable_return_routed_experts"))  # EngineArgs copies it in (0.31.0 arg_utils.py:853-854)
+    if (isinstance(aux, dict) or flag) and key >= version_key(_AUX_OUTPUT) and facts is not None:
         try:
-            enabled = _bool(aux.get("enable_return_routed_experts", False))
+            enabled = flag or _bool((aux if isinstance(aux, dict) else {}).get("enable_return_routed_experts", False))
         except ValueError:
             return
         if not enabled:
