@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.resolve import dynamic_sd
-from vllm_preflight.resolve.state import Refusal, State
+from vllm_preflight.resolve.state import Refusal, State, option_json
 
 
 @lru_cache(maxsize=1)
@@ -67,12 +67,7 @@ def kv_transfer_problem(kv: dict, state: State) -> str | None:
 def feature_checks(state: State, values: dict) -> None:
     """EngineArgs._check_feature_supported, right after the model config is built (0.12.0
     arg_utils.py:1753-1796, 0.33.0 :2920-2937)."""
-    spec = values.get("speculative_config")
-    if isinstance(spec, str):
-        try:
-            spec = json.loads(spec)
-        except ValueError:
-            spec = None
+    spec = option_json(values, "speculative_config")
     rules = state.release.rules
     if spec is not None and not isinstance(spec, dict) and rules.get("draft_model_not_implemented", False):
         # 0.11.0-0.14.1 read `.method` of anything that is not a dict (0.12.0 arg_utils.py:1767-1771)
@@ -510,12 +505,7 @@ def async_scheduling_checks(state: State, values: dict) -> None:
 
 
 def _kv_dict(values: dict):
-    kv = values.get("kv_transfer_config")
-    if isinstance(kv, str):
-        try:
-            kv = json.loads(kv)
-        except ValueError:
-            return None
+    kv = option_json(values, "kv_transfer_config")
     return kv if isinstance(kv, dict) else None
 
 

@@ -16,11 +16,10 @@ come from config.json (`ModelFacts.config_value`).
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
-from vllm_preflight.resolve.state import Refusal, State, validation_error
+from vllm_preflight.resolve.state import Refusal, State, option_json, validation_error
 
 Values = dict[str, Any]
 
@@ -40,12 +39,7 @@ def _attention_backend(values: Values) -> str | None:
     backend); None for automatic selection."""
     chosen = values.get("attention_backend")
     if not chosen:
-        ac = values.get("attention_config")
-        if isinstance(ac, str):
-            try:
-                ac = json.loads(ac)
-            except ValueError:
-                ac = None
+        ac = option_json(values, "attention_config")
         if isinstance(ac, dict):
             chosen = ac.get("backend")
     if not chosen or str(chosen).strip().lower() == "auto":
@@ -270,12 +264,7 @@ def diffusion_gemma(state: State, values: Values) -> None:
     # the DiffusionConfig it creates when none is given: each request decodes a whole canvas,
     # which vLLM counts as speculative tokens (VllmConfig.num_speculative_tokens) when it sizes
     # the CUDA graphs
-    given = values.get("diffusion_config")
-    if isinstance(given, str):
-        try:
-            given = json.loads(given)
-        except ValueError:
-            given = None
+    given = option_json(values, "diffusion_config")
     canvas = given.get("canvas_length") if isinstance(given, dict) else None
     if canvas is None and not isinstance(given, dict):
         canvas = state.model.config_value("canvas_length", 256) if state.model is not None else 256

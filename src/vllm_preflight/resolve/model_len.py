@@ -152,13 +152,7 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
     if user > derived:
         mml = facts.model_max_length or None
         if mml is None or user > mml:
-            msg = (f"User-specified max_model_len ({user}) is greater than the derived max_model_len "
-                   f"({key}={derived} or model_max_length={mml} in model's config.json).")
-            allowed = state.env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "0").strip().lower() in ("1", "true")
-            if not allowed:
-                raise _pyd(f"{msg} To allow overriding this maximum, set the env var "
-                           f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. {_LONG_WARNING}")
-            state.log("warning", f"{msg} {_LONG_WARNING}", once=True)
+            _too_long(state, user, key, derived, mml)
     return int(user)
 
 
@@ -196,13 +190,7 @@ def _derive_0_11(state: State, facts: ModelFacts, user: int | None, disable_slid
                 raise Refusal("NotImplementedError", "Disabling sliding window is not supported for models "
                               "model_max_length in the config. Please raise an issue so we can investigate.")
         else:
-            msg = (f"User-specified max_model_len ({user}) is greater than the derived max_model_len "
-                   f"({key}={derived} or model_max_length={mml} in model's config.json).")
-            allowed = state.env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "0").strip().lower() in ("1", "true")
-            if not allowed:
-                raise _pyd(f"{msg} To allow overriding this maximum, set the env var "
-                           f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. {_LONG_WARNING}")
-            state.log("warning", f"{msg} {_LONG_WARNING}", once=True)
+            _too_long(state, user, key, derived, mml)
     return int(user)
 
 
@@ -214,3 +202,13 @@ def _yarn_original(key_v: tuple, facts: ModelFacts) -> int:
     if transformers_v5(key_v):
         return facts.max_position_embeddings
     raise Refusal("KeyError", "'original_max_position_embeddings'")
+
+
+def _too_long(state: State, user: int, key, derived, mml) -> None:
+    """A length above the derived one: refused unless VLLM_ALLOW_LONG_MAX_MODEL_LEN, then warned."""
+    msg = (f"User-specified max_model_len ({user}) is greater than the derived max_model_len "
+           f"({key}={derived} or model_max_length={mml} in model's config.json).")
+    if state.env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "0").strip().lower() not in ("1", "true"):
+        raise _pyd(f"{msg} To allow overriding this maximum, set the env var "
+                   f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. {_LONG_WARNING}")
+    state.log("warning", f"{msg} {_LONG_WARNING}", once=True)

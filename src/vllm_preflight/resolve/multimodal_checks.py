@@ -40,7 +40,7 @@ from typing import Any
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve.state import Refusal, State, validation_error
+from vllm_preflight.resolve.state import Refusal, State, option_json, validation_error
 
 _SHM_DEFAULT_MB = 128
 _INT_TEXT = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?")
@@ -394,12 +394,7 @@ def _device_type(device: Any) -> str | None:
 
 
 def _ec_encode_only(v: dict) -> bool:
-    ec = v.get("ec_transfer_config")
-    if isinstance(ec, str):
-        try:
-            ec = json.loads(ec)
-        except ValueError:
-            return False
+    ec = option_json(v, "ec_transfer_config")
     if not isinstance(ec, dict) or ec.get("ec_connector") is None:
         return False
     return ec.get("ec_role") == "ec_producer"

@@ -114,3 +114,17 @@ _FIELD_NAMES: dict[str, str] = {}
 def _plain(v: Any) -> Any:
     # lists are copied: vLLM (and we) append to custom_ops in place after the event
     return list(v) if type(v) in (list, tuple) else v
+
+
+def option_json(values: dict, dest: str) -> Any:
+    """A JSON-typed option's value as parsed (argparse already converted most of them; a value
+    still in text form is parsed here), or None when it is unset or not valid JSON."""
+    value = values.get(dest)
+    if isinstance(value, str):
+        import json
+
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return value

@@ -10,11 +10,11 @@ alternative; pure data in, a plain dict out.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from functools import cache
 
 from vllm_preflight.resolve.modes import has_full_cudagraphs
+from vllm_preflight.resolve.state import option_json
 from vllm_preflight.runtime import backends
 from vllm_preflight.runtime.lowering import RANK, LowerInput, lower, mamba_blocks_message
 from vllm_preflight.runtime.models import CHUNKED_LOCAL_SIZE, FIXED_BACKENDS, layers_for
@@ -38,14 +38,7 @@ def _user_backend(state, values: dict, r: RuntimeRules, events: list) -> tuple[s
     from vllm_preflight.releases import known_env_vars
 
     chosen, source = None, None
-    ac = values.get("attention_config")
-    if isinstance(ac, str):
-        import json
-
-        try:
-            ac = json.loads(ac)
-        except ValueError:
-            ac = None
+    ac = option_json(values, "attention_config")
     if isinstance(ac, dict) and ac.get("backend"):
         chosen, source = str(ac["backend"]), "--attention-config backend"
     if values.get("attention_backend"):
@@ -186,12 +179,7 @@ _V2_FLAG_TEXT = {"elastic_ep": "elastic expert parallelism", "routed_experts": "
 def note_v2_features(state, values: dict) -> None:
     """The engine arguments behind V2-unsupported features (kept on the state for `_v2_unsupported`,
     which the runner choice and validate_v2_runner both ask)."""
-    spec = values.get("speculative_config")
-    if isinstance(spec, str):
-        try:
-            spec = json.loads(spec)
-        except ValueError:
-            spec = None
+    spec = option_json(values, "speculative_config")
     mode = values.get("logprobs_mode")
     found = {name for name, on in (
         ("elastic_ep", values.get("enable_elastic_ep")),
