@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus_subconfigs  # type: ignore[import-not-found]  # tools/ on sys.path
 from gen_corpus import vt
 
 Pool = list[tuple[str, list[str], dict]]
@@ -981,6 +982,7 @@ MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "runner_convert": _runner_convert, "world_size": _world_size,
                   "spec_flags": _spec_flags, "json_text": _json_text, "v2_features": _v2_features,
                   "validators": _validators, "mamba_quant": _mamba_quant}
+MODEL_FAMILIES["subconfigs"] = corpus_subconfigs.subconfigs  # flag-built sub-configs (tools/corpus_subconfigs.py)
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 

@@ -10,7 +10,7 @@ parsed. This reads each release's sources (vllm/config/*.py and vllm/engine/arg_
                      "defaults": {field: literal default}}},
    "releases": {VERSION: {dest: KEY}}}
 
-A type is "int" | "float" | "bool" | "str" | "any" | {"lit": [...]} | {"union": [literals]} | {"opt": T} |
+A type is "int" | "float" | "bool" | "str" | "any" | {"lit": [...]} | {"union": [literals, or "str"]} | {"opt": T} |
 {"list": T} | {"dict": T} | {"cls": KEY}; anything the validator does not model is "any".
 `custom` marks a field with its own field validator: "norm" (strings lower-cased, dashes to
 underscores, then checked), "none_ok" (None passes, else checked), true (not checked); `validators` names
@@ -96,6 +96,8 @@ def _type(node: ast.expr, rel: Release, classes: dict, depth: int = 0):
                 if not (isinstance(m, ast.Constant) and m.value is None)]
         if len(rest) > 1 and all(isinstance(t, dict) and "lit" in t for t in rest):
             inner = {"union": rest}  # pydantic tries each literal and reports each
+        elif len(rest) > 1 and all((isinstance(t, dict) and "lit" in t) or t == "str" for t in rest):
+            inner = {"union": rest}  # Literal[...] | str: any string passes, else one error per member
         elif len(rest) == 1:
             inner = rest[0]
         else:

@@ -216,7 +216,7 @@ def test_mamba_support_rises_to_uniform_batch_in_0_17():
 
 
 def test_an_unmodelled_backend_gives_every_outcome_and_no_guess():
-    rt = runtime("0.33.0", "H200", "--attention-backend", "TREE_ATTN")
+    rt = runtime("0.33.0", "H200", "--attention-backend", "TRITON_FLASHINFER")  # TREE_ATTN: gone in 0.33.0
     assert rt["cudagraph_mode"] is None and rt["attention"][0]["support"] is None
     outcomes = {d["alternative"]: d["cudagraph_mode"] for d in rt["depends_on"]}
     assert outcomes == {"ALWAYS": "FULL_AND_PIECEWISE", "UNIFORM_BATCH": "FULL_AND_PIECEWISE",

@@ -16,7 +16,7 @@ from vllm_preflight.model import Assumption, Deployment, Event, Resolution, Vllm
 from vllm_preflight.modelfacts import TextConfigNotAConfig, model_facts
 from vllm_preflight.releases import PR29558, Release, get_release
 from vllm_preflight.resolve import argv as argv_mod
-from vllm_preflight.resolve import engine, steps
+from vllm_preflight.resolve import engine, steps, subconfig_checks
 from vllm_preflight.resolve.state import Refusal, State
 
 SERVE_WORDS = ("serve",)
@@ -136,6 +136,8 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         state.model = facts
         engine.apply(parsed, state, facts)
         steps.run(state)
+        subconfig_checks.kernel_platform_defaults(state, parsed.values)  # VllmConfig.__post_init__ (0.29.0+)
+        subconfig_checks.kv_offloading(state, parsed.values)  # the end of VllmConfig.__post_init__ (0.11.1-0.13.x)
         from vllm_preflight.resolve.config_checks import kv_connector_check_full_graphs
 
         kv_connector_check_full_graphs(state, parsed.values, state.assumptions)

@@ -19,6 +19,7 @@ from vllm_preflight.resolve import (
     model_len,
     multimodal_checks,
     quantization,
+    subconfig_checks,
 )
 from vllm_preflight.resolve.argv import ParsedArgs
 from vllm_preflight.resolve.state import Refusal, State
@@ -159,6 +160,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
 
     json_options.model_default_checks(state, v, facts)
     config_checks.dcp_divides_tp(state)
+    subconfig_checks.cache_config(state, v)
     config_checks.dp_backend_check(state, v)
     config_checks.cache_dtype_check(state, v)
     build_parallel_config(state, v)
@@ -192,7 +194,9 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         mns = min(mns_default, mnbt)
     state.scheduler.update({"max_num_batched_tokens": mnbt, "max_num_seqs": mns,
                             "enable_chunked_prefill": chunked})
+    subconfig_checks.scheduler_fields(state, v, mnbt, mns)
     _verify_scheduler(mnbt, mns, max_model_len, chunked, release.rules.get("scheduler_field_bounds", True))
+    subconfig_checks.scheduler_post_init(state, v, mns, max_model_len, facts.is_encoder_decoder)
     # --- speculative decoding
     _spec_flags(v)
     spec = v.get("speculative_config")
@@ -208,6 +212,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         state.num_speculative_tokens = int(spec.get("num_speculative_tokens") or 0)
         state.speculative_method = spec.get("method")
     lora_checks.engine_checks(state, v, facts)  # default_mm_loras, LoRAConfig, LoRA x speculative
+    subconfig_checks.load_and_observability(state, v)
     # --- optimization level
     if release.has_optimization_level:
         state.optimization_level = _optimization_level(v.get("optimization_level", 2))
@@ -215,6 +220,8 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     if not state.cc:  # no --compilation-config given: its defaults
         compilation_config.build(None, release, state)
     _merge_capture_flags(v, state)
+    subconfig_checks.offload(state, v)
+    subconfig_checks.kda_prefill_backend(state, v)
     # --- VllmConfig.__post_init__ begins: the architecture's config hook, then the checks
     parser = v.get("reasoning_parser")
     if parser:  # create_engine_config puts it in the structured-outputs config; VllmConfig revalidates that

@@ -153,9 +153,14 @@ def _value(typ: Any, value: Any, loc: str, errors: list[_Error], bounds: dict | 
             return value
         if "lit" in typ:
             return _literal(typ["lit"], value)
-        if "union" in typ:  # literals only: the first that matches, else one error per member
+        if "union" in typ:  # literals (or str): the first that matches, else one error per member
             failed = []
             for member in typ["union"]:
+                if member == "str":  # Literal[...] | str: pydantic's smart mode takes any string
+                    if isinstance(value, str):
+                        return value
+                    failed.append(_Error(f"{loc}.str", "Input should be a valid string"))
+                    continue
                 try:
                     return _literal(member["lit"], value)
                 except ValueError as e:
@@ -199,6 +204,15 @@ def _fields(cls: dict, raw: Any, prefix: str, errors: list[_Error]) -> dict:
             out[name] = _enum_by_name(custom, value, prefix + name, errors)
         elif custom is True and cls["name"] == "IrOpPriorityConfig":
             out[name] = _ir_op_list(value, prefix + name, errors)
+        elif custom is True and name == "backend_per_kind" and _STATE:  # AttentionConfig's (subconfig_checks)
+            from vllm_preflight.resolve import subconfig_checks
+
+            enum = next((f[3] for f in cls["fields"] if f[0] == "backend"), None)
+            problem = subconfig_checks.backend_per_kind_problem(_STATE[-1], value, enum if isinstance(enum, dict)
+                                                                else None)
+            if problem:
+                errors.append(_Error(prefix + name, problem))
+            out[name] = value
         elif custom is True or (custom == "none_ok" and value is None):
             out[name] = value  # its own validator: not modelled (or, wrapped, None passes)
         else:
@@ -395,7 +409,24 @@ _AFTER = {("EPLBConfig", "_validate_eplb_config:after"): _eplb_after,
           ("ECTransferConfig", "__post_init__"): _ec_transfer_post_init,
           ("StructuredOutputsConfig", "_validate_structured_output_config:after"): _structured_outputs_after,
           ("StructuredOutputsConfig", "__post_init__"): _structured_outputs_after,
-          ("EngramConfig", "_validate_shared_memory:after"): _engram_after}
+          ("EngramConfig", "_validate_shared_memory:after"): _engram_after,
+          ("AttentionConfig", "__post_init__"): lambda cls, cfg: _attention_post_init(cls, cfg),
+          ("EncoderCacheManagerConfig", "__post_init__"): lambda cls, cfg: _ec_manager_post_init(cls, cfg)}
+
+
+def _ec_manager_post_init(cls: dict, cfg: dict) -> str | None:
+    from vllm_preflight.resolve import subconfig_checks
+
+    return subconfig_checks.ec_manager_post_init(cls, cfg)
+
+
+def _attention_post_init(cls: dict, cfg: dict) -> str | None:
+    from vllm_preflight.resolve import subconfig_checks
+
+    return subconfig_checks.attention_post_init(cls, cfg)
+
+
+_STATE: list[State] = []  # the release being parsed, for field validators that differ by release
 
 
 def problem(dest: str, value: Any, state: State) -> str | None:
@@ -410,10 +441,13 @@ def problem(dest: str, value: Any, state: State) -> str | None:
         if removed:
             return f"1 validation error for {name}\n  Value error, {removed} [type=value_error]"
     errors: list[_Error] = []
+    _STATE.append(state)
     try:
         cfg = _fields(cls, value, "", errors)
     except ValueError as e:
         return f"1 validation error for {name}\n  {e} [type=dataclass_type]"
+    finally:
+        _STATE.pop()
     if errors:
         n = len(errors)
         body = "\n".join(f"{e.loc}\n  {e.message} [type={_code(e.message)}]" for e in errors)
