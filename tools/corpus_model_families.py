@@ -976,12 +976,53 @@ def _mamba_quant(v: tuple) -> Pool:
     return pool
 
 
+def _quant_schemes(v: tuple) -> Pool:
+    """Config-time validation of checkpoint quantization configs beyond the method: the
+    compressed-tensors library's QuantizationArgs for weights / input / output activations
+    (valid and invalid values of every field, each strategy, several schemes: W4A16, FP8
+    channel/token, FP8 block, NVFP4, W8A8 int), sparsity configs, config groups missing;
+    Fp8Config's activation scheme and weight block size; Quark's export / kv-cache groups;
+    a torchao checkpoint."""
+    models = ["qs-ct-w4a16-group128", "qs-ct-fp8-channel-token", "qs-ct-fp8-block", "qs-ct-nvfp4",
+              "qs-ct-w8a8-int-channel-token", "qs-ct-num-bits-text", "qs-ct-num-bits-numeric-text",
+              "qs-ct-num-bits-fraction", "qs-ct-type-unknown", "qs-ct-type-null", "qs-ct-type-upper-float",
+              "qs-ct-symmetric-invalid", "qs-ct-symmetric-text-yes", "qs-ct-group-size-negative",
+              "qs-ct-group-size-text", "qs-ct-group-size-zero", "qs-ct-group-size-float", "qs-ct-group-no-size",
+              "qs-ct-channel-with-group-size", "qs-ct-channel-minus-one", "qs-ct-strategy-unknown",
+              "qs-ct-strategy-upper", "qs-ct-strategy-number", "qs-ct-block-no-structure",
+              "qs-ct-structure-no-block", "qs-ct-block-structure-text", "qs-ct-block-structure-three",
+              "qs-ct-block-structure-word", "qs-ct-token-static", "qs-ct-tensor-group-no-size",
+              "qs-ct-dynamic-channel", "qs-ct-dynamic-local-tensor", "qs-ct-dynamic-text", "qs-ct-dynamic-two",
+              "qs-ct-actorder-weight-channel", "qs-ct-actorder-static-group", "qs-ct-actorder-unknown",
+              "qs-ct-actorder-number", "qs-ct-actorder-dynamic-channel", "qs-ct-actorder-false",
+              "qs-ct-scale-dtype", "qs-ct-scale-dtype-unknown", "qs-ct-zp-dtype-number", "qs-ct-observer-number",
+              "qs-ct-observer-kwargs-list", "qs-ct-extra-key", "qs-ct-float-16bit", "qs-ct-weights-list",
+              "qs-ct-input-acts-invalid", "qs-ct-input-acts-extra", "qs-ct-output-acts-invalid",
+              "qs-ct-output-acts-valid", "qs-ct-sparsity-24", "qs-ct-sparsity-no-format",
+              "qs-ct-sparsity-no-targets", "qs-ct-sparsity-targets-text", "qs-ct-no-config-groups",
+              "qs-ct-multi-errors", "qs-ct-targets-int", "qs-ct-int-quantized-fp8-weights-no-input",
+              "qs-ct-two-groups-second-bad",
+              "qs-fp8-no-activation-scheme", "qs-fp8-activation-unknown", "qs-fp8-static", "qs-fp8-block-three-dims",
+              "qs-fp8-block-static", "qs-fp8-block-int",
+              "qs-quark-fp8-kv", "qs-quark-fp8-no-kv", "qs-quark-no-export", "qs-quark-export-no-kv-group",
+              "qs-quark-kv-unmatched", "qs-quark-kv-output-differs", "qs-quark-kv-output-null",
+              "qs-quark-kv-output-missing", "qs-quark-no-global-config", "qs-torchao-int4"]
+    Q, D = "--quantization", "--dtype"
+    flagged: Pool = [("qs-ct-w4a16-group128", [Q, "compressed-tensors"], {}), ("qs-ct-fp8-block", [D, "float16"], {}),
+                     ("qs-ct-num-bits-text", [Q, "compressed-tensors"], {}), ("qs-ct-nvfp4", ["-O0"], {}),
+                     ("qs-fp8-static", [Q, "fp8"], {}), ("qs-fp8-block-static", [D, "float32"], {}),
+                     ("qs-quark-fp8-kv", [Q, "quark"], {}), ("qs-quark-fp8-no-kv", [D, "float32"], {}),
+                     ("qs-quark-no-global-config", [D, "float16"], {}), ("qs-torchao-int4", [Q, "torchao"], {})]
+    return flagged + [(m, [], {}) for m in models]
+
+
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks,
                   "json_options": _json_options, "hf_overrides": _hf_overrides,
                   "runner_convert": _runner_convert, "world_size": _world_size,
                   "spec_flags": _spec_flags, "json_text": _json_text, "v2_features": _v2_features,
-                  "validators": _validators, "mamba_quant": _mamba_quant}
+                  "validators": _validators, "mamba_quant": _mamba_quant,
+                  "quant_schemes": _quant_schemes}
 MODEL_FAMILIES["subconfigs"] = corpus_subconfigs.subconfigs  # flag-built sub-configs (tools/corpus_subconfigs.py)
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 

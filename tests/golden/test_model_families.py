@@ -18,7 +18,8 @@ FILES = sorted(DATA.glob("*/*.jsonl"))
 REQUIRED_RELEASES = ("0.12.0", "pr29558", "0.33.0")
 FAMILIES = ("pp_arch", "multimodal", "lora", "max_model_len", "quantization", "arch_hooks",
             "json_options", "hf_overrides", "runner_convert",
-            "world_size", "spec_flags", "json_text", "validators", "v2_features", "mamba_quant", "subconfigs")
+            "world_size", "spec_flags", "json_text", "validators", "v2_features", "mamba_quant", "subconfigs",
+            "quant_schemes")
 
 
 def _load(path: Path) -> list[dict]:

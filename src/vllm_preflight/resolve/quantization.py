@@ -39,12 +39,14 @@ checkpoint's config is otherwise valid for its method (only the refusals ported 
 """
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 from dataclasses import replace
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import ModelFacts
+from vllm_preflight.resolve.compressed_tensors_args import quantization_args, sparsity_targets
 from vllm_preflight.resolve.state import Refusal, State
 
 _DATA: dict | None = None
@@ -438,15 +440,30 @@ def _modelopt_types(q: dict, flat: dict, v: tuple) -> None:
 _CT_ACT_FORMATS = ("naive-quantized", "int-quantized", "float-quantized", "nvfp4-pack-quantized")
 
 
+def _not_iterable(x) -> Refusal | None:
+    """The TypeError `for t in x` raises for a JSON value (None when it iterates)."""
+    if x is None or isinstance(x, (bool, int, float)):
+        return Refusal("TypeError", f"'{type(x).__name__}' object is not iterable")
+    return None
+
+
 def _compressed_tensors_groups(q: dict, v: tuple) -> None:
-    """CompressedTensorsConfig.from_config's walk over config_groups (0.12.0
-    compressed_tensors.py:221-277): from 0.15.0 groups quantizing one *Attention target are
-    dropped first (reading `targets` by key); then each group's targets are iterated, its
-    weights validated as QuantizationArgs, and a group in an activation-quantizing format
-    without input_activations must have float weights (a bare assert)."""
+    """CompressedTensorsConfig.from_config (0.12.0 compressed_tensors.py:189-277; 0.33.0
+    compressed_tensors.py:235-385): from 0.15.0 groups quantizing one *Attention target are
+    dropped first (reading `targets` by key; 0.15.0-0.16.x read `config_groups` by key too);
+    then, per group target, its weights are validated as QuantizationArgs (the library's
+    pydantic model: resolve/compressed_tensors_args.py), from 0.30.0 group/dynamic activation
+    ordering is refused, a group in an activation-quantizing format without input_activations
+    must have float weights (a bare assert), its input_activations and (0.23.0+)
+    output_activations are validated as QuantizationArgs; then `sparsity_config` is validated
+    (from 0.22.0 any sparsity target is refused with a DeprecationWarning)."""
+    if (0, 15, 0) <= v < (0, 17, 0) and "config_groups" not in q:
+        raise Refusal("KeyError", "'config_groups'")
     groups = q.get("config_groups")
+    if groups is None and "config_groups" not in q:
+        groups = {}
     if not isinstance(groups, dict):
-        return
+        return  # not read as written here: left to vLLM
     kept = {}
     for name, g in groups.items():
         if not isinstance(g, dict):
@@ -455,33 +472,143 @@ def _compressed_tensors_groups(q: dict, v: tuple) -> None:
             if "targets" not in g:
                 raise Refusal("KeyError", "'targets'")
             t = g["targets"]
-            if t is None:
-                raise Refusal("TypeError", "object of type 'NoneType' has no len()")
-            if isinstance(t, list) and len(t) == 1 and isinstance(t[0], str) and t[0].endswith("Attention"):
+            if t is None or isinstance(t, (bool, int, float)):
+                raise Refusal("TypeError", f"object of type '{type(t).__name__}' has no len()")
+            if not isinstance(t, (list, str)):
+                return  # not read as written here: left to vLLM
+            if len(t) == 1 and not isinstance(t[0], str):
+                raise Refusal("AttributeError", f"'{type(t[0]).__name__}' object has no attribute 'endswith'")
+            if isinstance(t, list) and len(t) == 1 and t[0].endswith("Attention"):
                 continue
         kept[name] = g
     for g in kept.values():
         targets = g.get("targets")
-        if targets is None:
-            raise Refusal("TypeError", "'NoneType' object is not iterable")
+        bad = _not_iterable(targets)
+        if bad is not None:
+            raise bad
         if not targets:
             continue
-        weights = g.get("weights")
-        if weights is None:
-            raise Refusal("ValidationError", "1 validation error for VllmConfig\n  Input should be a valid dictionary "
-                                             "or instance of QuantizationArgs")
-        if not isinstance(weights, dict):
-            return
-        order = weights.get("actorder")
-        order = "group" if order is True else order.lower() if isinstance(order, str) else None
+        weights = quantization_args(g.get("weights"), v)
+        order = weights["actorder"]
         if v >= (0, 30, 0) and order in ("group", "dynamic"):  # 0.33.0 compressed_tensors.py:336-345
             raise _pyd("VllmConfig", f"Compressed-tensors group/dynamic activation ordering (actorder={order!r}) is "
                                      "no longer supported. Use a checkpoint with static/weight activation ordering "
                                      "or without activation ordering.")
         fmt = g.get("format") if g.get("format") is not None else q.get("format")
-        if (fmt in _CT_ACT_FORMATS or g.get("input_activations")) and not g.get("input_activations") \
-                and weights.get("type", "int") != "float":
-            raise Refusal("ValidationError", "1 validation error for VllmConfig\n  Assertion failed, ")
+        acts = g.get("input_activations")
+        if _in(fmt, _CT_ACT_FORMATS) or acts:
+            if not acts:
+                if weights["type"] != "float":
+                    raise Refusal("ValidationError", "1 validation error for VllmConfig\n  Assertion failed, ")
+            else:
+                quantization_args(acts, v)
+        out = g.get("output_activations")
+        if v >= (0, 23, 0) and out:
+            quantization_args(out, v)
+    sparsity = q.get("sparsity_config")
+    if sparsity:
+        targets = sparsity_targets(sparsity)
+        if v >= (0, 22, 0) and targets:  # 0.33.0 compressed_tensors.py:295-300
+            raise Refusal("DeprecationWarning", "Sparsity support has been removed from compressed-tensors. Please "
+                                                "use a model without sparsity configuration.")
+
+
+def _in(x, values: tuple) -> bool:
+    """`x in values` for a JSON value (an unhashable one is simply not there)."""
+    return isinstance(x, str) and x in values
+
+
+def _fp8(q: dict, v: tuple) -> None:
+    """Fp8Config.from_config / __init__ (0.12.0 fp8.py:207-268; 0.33.0 fp8.py): the activation
+    scheme must be given and be static or dynamic; a weight block size must have two
+    dimensions and go with dynamic activations. (The checkpoint names an fp8 method, so it
+    counts as fp8-serialized.)"""
+    scheme = _get_from_keys(q, ["activation_scheme"])
+    if not _in(scheme, ("static", "dynamic")):
+        raise _pyd("VllmConfig", f"Unsupported activation scheme {scheme}")
+    block = q.get("weight_block_size")
+    if block is None:
+        return
+    if isinstance(block, (bool, int, float)):
+        raise Refusal("TypeError", f"object of type '{type(block).__name__}' has no len()")
+    if len(block) != 2:
+        raise _pyd("VllmConfig", "The quantization block size of weight must have 2 dimensions, but got "
+                                 f"{len(block)} dimensions")
+    if scheme != "dynamic":
+        raise _pyd("VllmConfig", "The block-wise quantization only supports dynamic activation scheme for now, but "
+                                 f"got {scheme} activation scheme.")
+
+
+_TORCHAO_MISSING = ("Please install torchao>=0.10.0 via `pip install torchao>=0.10.0` to use torchao "
+                    "quantization.")
+
+
+def _deep_compare(a, b) -> bool:
+    """quark/utils.py deep_compare: same types all the way down (a list against the other's
+    first items)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_deep_compare(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        for i in range(len(a)):
+            if i >= len(b):
+                raise Refusal("IndexError", "list index out of range")
+            if not _deep_compare(a[i], b[i]):
+                return False
+        return True
+    return bool(a == b)
+
+
+def _quark(q: dict) -> None:
+    """QuarkConfig.from_config (0.12.0 quark/quark.py:126-196, the same through 0.33.0): an
+    `export` section is required; a non-empty kv_cache_group must be matched by
+    layer_quant_config entries whose output_tensors agree and are given."""
+    export = q.get("export")
+    if export is None:
+        raise _pyd("VllmConfig", "The export key should be included in the configurations of Quark quantized model")
+    if not isinstance(export, dict):
+        raise Refusal("AttributeError", f"'{type(export).__name__}' object has no attribute 'get'")
+    group = export.get("kv_cache_group")
+    if group is None or isinstance(group, (bool, int, float)):
+        raise Refusal("TypeError", f"object of type '{type(group).__name__}' has no len()")
+    if len(group) == 0:
+        return
+    if not isinstance(group, list) or not all(isinstance(p, str) for p in group):
+        return  # not read as written here: left to vLLM
+    layers = q.get("layer_quant_config")
+    if not isinstance(layers, dict):
+        raise Refusal("AttributeError", f"'{type(layers).__name__}' object has no attribute 'keys'")
+    if not (set(group) <= set(layers) or any(fnmatch.fnmatchcase(n, p) for n in layers for p in group)):
+        raise _pyd("VllmConfig", "The Quark quantized model has the kv_cache_group parameter setting, but no kv_cache "
+                                 "quantization settings were found in the quantization configuration.")
+    matched = [c for n, c in layers.items() if any(fnmatch.fnmatchcase(n, p) for p in group)]
+    if not matched:
+        raise Refusal("IndexError", "list index out of range")
+    if not all(isinstance(c, dict) for c in matched):
+        return  # not read as written here: left to vLLM
+    for c in matched:
+        if "output_tensors" not in c or "output_tensors" not in matched[0]:
+            raise Refusal("KeyError", "'output_tensors'")
+        if not _deep_compare(c["output_tensors"], matched[0]["output_tensors"]):
+            raise _pyd("VllmConfig", "The quantization method used for kv_cache should be the same, but the "
+                                     "quantization method for the kv_cache layer in the config is different.")
+    if matched[0].get("output_tensors") is None:
+        raise _pyd("VllmConfig", "The kv_cache quantization configuration is empty.")
+
+
+def _quark_update(q: dict | None, v: tuple) -> None:
+    """QuarkConfig.maybe_update_config (0.17.0-0.19.x, after the capability and dtype
+    checks): every Quark checkpoint's global_quant_config.weight.dtype is read by key."""
+    if q is None or not (0, 17, 0) <= v < (0, 20, 0):
+        return
+    node = q
+    for key in ("global_quant_config", "weight", "dtype"):
+        if not isinstance(node, dict):
+            return  # not read as written here: left to vLLM
+        if key not in node:
+            raise Refusal("KeyError", repr(key))
+        node = node[key]
 
 
 def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
@@ -526,6 +653,12 @@ def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
                                          f"hf_quant_config.json: {missing}")
     if cls_name == "CompressedTensorsConfig":
         _compressed_tensors_groups(q, v)
+    if cls_name == "Fp8Config":
+        _fp8(q, v)
+    if cls_name == "QuarkConfig":
+        _quark(q)
+    if cls_name == "TorchAOConfig":  # torchao.py from_config (0.12.0:154-162, the same in 0.11.0-0.33.0)
+        raise Refusal("ImportError", _TORCHAO_MISSING)
     bits = q.get("w_bit", q.get("bits")) if cls_name in ("AWQConfig", "AutoAWQConfig") else q.get("bits")
     if cls_name == "GPTQConfig" and bits not in (2, 3, 4, 8):  # gptq.py:91-95 (0.12.0)
         raise _pyd("VllmConfig", "Currently, only 2/3/4/8-bit weight quantization is supported for GPTQ, "
@@ -601,6 +734,8 @@ def verify_config(state: State, facts: ModelFacts, values: dict) -> None:
         shown = ", ".join(f"torch.{d}" for d in dtypes)
         raise _pyd("VllmConfig", f"torch.{dtype} is not supported for quantization method {method}. "
                                  f"Supported dtypes: [{shown}]")
+    if method == "quark":
+        _quark_update(q, v)
     blocked = _blocked_weights(method, q, v, state.model.blocked_fp8 if state.model is not None else False)
     if state.model is not None and blocked != state.model.blocked_fp8:
         # the +quant_fp8 custom op follows the built config's blocked weights (VllmConfig
