@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus_subconfigs  # type: ignore[import-not-found]  # tools/ on sys.path
+import corpus_serve_stage  # type: ignore[import-not-found]  # tools/ on sys.path
 from gen_corpus import vt
 
 Pool = list[tuple[str, list[str], dict]]
@@ -1024,6 +1025,7 @@ MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "validators": _validators, "mamba_quant": _mamba_quant,
                   "quant_schemes": _quant_schemes}
 MODEL_FAMILIES["subconfigs"] = corpus_subconfigs.subconfigs  # flag-built sub-configs (tools/corpus_subconfigs.py)
+MODEL_FAMILIES["serve_stage"] = corpus_serve_stage.serve_stage  # `vllm serve` itself (tools/corpus_serve_stage.py)
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 

@@ -16,7 +16,7 @@ from vllm_preflight.model import Assumption, Deployment, Event, Resolution, Vllm
 from vllm_preflight.modelfacts import TextConfigNotAConfig, model_facts
 from vllm_preflight.releases import PR29558, Release, get_release
 from vllm_preflight.resolve import argv as argv_mod
-from vllm_preflight.resolve import engine, steps, subconfig_checks
+from vllm_preflight.resolve import engine, serve_checks, steps, subconfig_checks
 from vllm_preflight.resolve.state import Refusal, State
 
 SERVE_WORDS = ("serve",)
@@ -30,6 +30,18 @@ def _command_tail(words: tuple[str, ...], release: Release) -> list[str]:
     if len(w) >= 3 and w[1] == "-m":
         return w[3:]
     return w
+
+
+SERVER_MODULES = ("vllm.entrypoints.openai.api_server",)
+
+
+def _serve_entry(words: tuple[str, ...], is_serve: bool) -> str | None:
+    """"serve" for `vllm serve`, "api_server" for `python -m vllm.entrypoints.openai.api_server`."""
+    if is_serve:
+        return "serve"
+    if len(words) >= 3 and words[1] == "-m" and words[2] in SERVER_MODULES:
+        return "api_server"
+    return None
 
 
 def _serve_model_flag(tail: list[str], release: Release, is_serve: bool, parsed_warnings: list[str]) -> list[str]:
@@ -107,8 +119,11 @@ def _text_config_refusal(release: Release) -> Refusal:
 
 
 def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
-            extra_env: Sequence[tuple[str, str]] = (), model_assume: dict[str, str] | None = None) -> Resolution:
-    """Resolve one deployment for one target (a release version, or "pr29558")."""
+            extra_env: Sequence[tuple[str, str]] = (), model_assume: dict[str, str] | None = None,
+            serve_stage: bool = True) -> Resolution:
+    """Resolve one deployment for one target (a release version, or "pr29558"). `serve_stage=False`
+    leaves out what the `vllm serve` entry point itself checks (resolve/serve_checks.py): the
+    engine config alone, as `AsyncEngineArgs(...).create_engine_config()` builds it."""
     release = get_release(target)
     gpu = gpu or GPUS[DEFAULT_GPU]
     env = dict(deployment.env)
@@ -125,6 +140,12 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         for w in pre_warnings:
             state.log("warning", w)
         parsed = argv_mod.parse(tail, release, state)
+        serve_mode = None
+        entry = _serve_entry(words, is_serve) if serve_stage else None
+        if entry is not None:  # what `vllm serve` checks before create_engine_config
+            serve_mode = serve_checks.before_engine(state, parsed.values, entry)
+            if serve_mode.kind == "headless":  # create_engine_config(headless=True) infers no hybrid LB
+                parsed.values["data_parallel_start_rank"] = None
         hf_overrides = parsed.values.get("hf_overrides")
         try:
             facts, assumed = model_facts(engine.model_name(parsed), deployment.base_dir, model_assume or {},
@@ -141,6 +162,8 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         from vllm_preflight.resolve.config_checks import kv_connector_check_full_graphs
 
         kv_connector_check_full_graphs(state, parsed.values, state.assumptions)
+        if serve_mode is not None:
+            serve_checks.after_engine(state, parsed.values, serve_mode)
         result.resolved = resolved_view(state)
         from vllm_preflight.runtime import runtime_stage  # the model runner's stage, after config time
 
