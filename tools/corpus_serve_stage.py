@@ -69,6 +69,9 @@ def serve_stage(v: tuple) -> Pool:
              (moe, ["-dp", "4", "-dpl", "2", "--data-parallel-rank", "1", "--data-parallel-start-rank", "2"], {}),
              (moe, ["-dp", "2", "--data-parallel-external-lb", "--data-parallel-hybrid-lb"], {}),
              (moe, ["-dp", "2", "--headless", "--data-parallel-rank", "1"], {})]
+    if v < (0, 11, 1):  # the V0 engine, last in 0.11.0: no headless mode, a single API server
+        v0 = {"VLLM_USE_V1": "0"}
+        pool += [(dense, ["--headless"], v0), (dense, ["--api-server-count", "2"], v0)]
     if v >= (0, 19, 0):  # elastic EP caps the API servers at one (ParallelConfig wants EPLB, sync from 0.33.0)
         pool.append((moe, ["-dp", "2", "--enable-expert-parallel", "--enable-eplb", "--enable-elastic-ep",
                            "--eplb-config", '{"use_async": false}'], lora))

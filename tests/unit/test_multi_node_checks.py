@@ -26,7 +26,8 @@ LAUNCH = "Invalid data-parallel launch options: "
 
 
 def _err(version: str, model: str, *words: str) -> tuple[str, str] | None:
-    res = resolve(Deployment(argv=("vllm", "serve", model) + words, env=(), source="t"), version)
+    res = resolve(Deployment(argv=("vllm", "serve", model) + words, env=(), source="t"), version,
+                  serve_stage=False)  # create_engine_config alone, not `vllm serve`'s own checks
     return (res.vllm_error.type, res.vllm_error.message) if res.vllm_error else None
 
 

@@ -25,7 +25,8 @@ PREFIX = "argument --profiler-config: 1 validation error for ProfilerConfig\n  V
 
 
 def _err(version: str, *words: str) -> str | None:
-    res = resolve(Deployment(argv=("vllm", "serve", DENSE) + words, env=(), source="t"), version)
+    res = resolve(Deployment(argv=("vllm", "serve", DENSE) + words, env=(), source="t"), version,
+                  serve_stage=False)  # create_engine_config alone, not `vllm serve`'s own checks
     return res.vllm_error.message if res.vllm_error else None
 
 

@@ -27,8 +27,9 @@ from functools import lru_cache
 from vllm_preflight.model import Assumption
 from vllm_preflight.resolve.state import Refusal, State
 
-# rule -> first release with it (None: every release); `_LAST` closes a rule
+# rule -> the first release with it (v1_only: the first release without it)
 FIRST = {
+    "v1_only": (0, 11, 1),  # 0.11.0 still had VLLM_USE_V1=0: headless / several API servers refused there
     "api_server_count_default_none": (0, 15, 0),  # default None, LB-mode defaults, --headless check
     "grpc": (0, 18, 0),  # --grpc: the Python gRPC server instead of the HTTP one
     "elastic_ep_single_server": (0, 19, 0),
@@ -329,11 +330,16 @@ def before_engine(state: State, v: dict, entry: str) -> ServeMode:
 
 def after_engine(state: State, v: dict, mode: ServeMode) -> None:
     """What run_headless / run_multi_api_server check on the engine config."""
+    v0 = state.release.key < FIRST["v1_only"] and _int(state.env.get("VLLM_USE_V1", "1"), 1) == 0
     if mode.kind == "headless":
+        if v0:
+            raise Refusal("ValueError", "Headless mode is only supported for V1")
         local = _int(v.get("data_parallel_size_local"))
         if local is not None and local <= 0:
             raise Refusal("ValueError", "data_parallel_size_local must be > 0 in headless mode")
     elif mode.kind == "multi" and mode.api_server_count > 1:
+        if v0:
+            raise Refusal("ValueError", "api_server_count > 1 is only supported for V1")
         lora = str(state.env.get("VLLM_ALLOW_RUNTIME_LORA_UPDATING", "0")).strip().lower() in ("1", "true")
         if lora:
             raise Refusal("ValueError", "VLLM_ALLOW_RUNTIME_LORA_UPDATING cannot be used with api_server_count > 1")
