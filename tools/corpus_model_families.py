@@ -981,9 +981,9 @@ def _quant_schemes(v: tuple) -> Pool:
     """Config-time validation of checkpoint quantization configs beyond the method: the
     compressed-tensors library's QuantizationArgs for weights / input / output activations
     (valid and invalid values of every field, each strategy, several schemes: W4A16, FP8
-    channel/token, FP8 block, NVFP4, W8A8 int), sparsity configs, config groups missing;
+    channel/token, FP8 block, NVFP4, W8A8 int), sparsity and transform configs, config groups missing;
     Fp8Config's activation scheme and weight block size; Quark's export / kv-cache groups;
-    a torchao checkpoint."""
+    a torchao checkpoint; a bitsandbytes one stored as bfloat16."""
     models = ["qs-ct-w4a16-group128", "qs-ct-fp8-channel-token", "qs-ct-fp8-block", "qs-ct-nvfp4",
               "qs-ct-w8a8-int-channel-token", "qs-ct-num-bits-text", "qs-ct-num-bits-numeric-text",
               "qs-ct-num-bits-fraction", "qs-ct-type-unknown", "qs-ct-type-null", "qs-ct-type-upper-float",
@@ -1007,7 +1007,9 @@ def _quant_schemes(v: tuple) -> Pool:
               "qs-fp8-block-static", "qs-fp8-block-int",
               "qs-quark-fp8-kv", "qs-quark-fp8-no-kv", "qs-quark-no-export", "qs-quark-export-no-kv-group",
               "qs-quark-kv-unmatched", "qs-quark-kv-output-differs", "qs-quark-kv-output-null",
-              "qs-quark-kv-output-missing", "qs-quark-no-global-config", "qs-torchao-int4"]
+              "qs-quark-kv-output-missing", "qs-quark-no-global-config", "qs-torchao-int4",
+              "qs-ct-transform-hadamard", "qs-ct-transform-bad-location", "qs-ct-transform-missing-type",
+              "qs-ct-transform-extra-key", "qs-bnb-4bit-storage-bf16"]
     Q, D = "--quantization", "--dtype"
     flagged: Pool = [("qs-ct-w4a16-group128", [Q, "compressed-tensors"], {}), ("qs-ct-fp8-block", [D, "float16"], {}),
                      ("qs-ct-num-bits-text", [Q, "compressed-tensors"], {}), ("qs-ct-nvfp4", ["-O0"], {}),

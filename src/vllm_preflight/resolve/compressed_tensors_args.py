@@ -386,3 +386,119 @@ def sparsity_targets(raw: Any) -> list | None:
     if errors:
         raise refusal(errors)
     return raw.get("targets")
+
+
+# --------------------------------------------------------------- TransformConfig
+_LOCATIONS = ("input", "weight_input", "weight_output", "output", "k_cache", "q_attn")
+
+
+def _str_list(value: Any, loc: str, errors: list, wrap: bool) -> None:
+    if wrap and isinstance(value, str):  # TransformArgs' `before` validator: a single name
+        return
+    if not isinstance(value, list):
+        errors.append((loc, "Input should be a valid list", "list_type"))
+        return
+    errors += [(f"{loc}.{i}", "Input should be a valid string", "string_type")
+               for i, x in enumerate(value) if not isinstance(x, str)]
+
+
+def _model(raw: Any, loc: str, cls: str, errors: list) -> dict | None:
+    if isinstance(raw, dict):
+        return raw
+    errors.append((loc, f"Input should be a valid dictionary or instance of {cls}", "model_type"))
+    return None
+
+
+def _check_fields(raw: dict, loc: str, fields: dict, errors: list) -> None:
+    """One pydantic model's fields in declaration order (`fields`: name -> (required, check)),
+    then its forbidden extra keys."""
+    at = f"{loc}." if loc else ""
+    for name, (required, check) in fields.items():
+        if name not in raw:
+            if required:
+                errors.append((at + name, "Field required", "missing"))
+            continue
+        try:
+            check(raw[name], at + name, errors)
+        except _Errors as e:
+            errors += [(at + name if not sub else sub, message, code) for sub, message, code in e.errors]
+    errors += [(at + k, "Extra inputs are not permitted", "extra_forbidden") for k in raw if k not in fields]
+
+
+def _plain(fn):
+    def check(value: Any, loc: str, errors: list) -> None:
+        fn(value)
+    return check
+
+
+def _location(value: Any) -> None:
+    if not (isinstance(value, str) and value in _LOCATIONS):
+        raise _Errors([("", f"Input should be {_choices(_LOCATIONS)}", "enum")])
+
+
+def _args(raw: Any, loc: str, errors: list) -> None:
+    args = _model(raw, loc, "TransformArgs", errors)
+    if args is not None:
+        _check_fields(args, loc, {
+            "targets": (True, lambda x, at, errs: _str_list(x, at, errs, True)),
+            "location": (True, _plain(_location)),
+            "inverse": (False, _plain(_bool)),
+            "ignore": (False, lambda x, at, errs: _str_list(x, at, errs, True)),
+        }, errors)
+
+
+def _apply(value: Any, loc: str, errors: list) -> None:
+    if not isinstance(value, list):
+        errors.append((loc, "Input should be a valid list", "list_type"))
+        return
+    for i, item in enumerate(value):
+        _args(item, f"{loc}.{i}", errors)
+
+
+def _precision(value: Any, loc: str, errors: list) -> None:
+    try:
+        _torch_dtype(value, loc)
+    except _Errors as e:
+        errors += e.errors
+
+
+def _head_dim(value: Any) -> None:
+    if value is not None:
+        _int(value)
+
+
+def _string(value: Any) -> None:
+    if not isinstance(value, str):
+        raise _Errors([("", "Input should be a valid string", "string_type")])
+
+
+def _scheme(raw: Any, loc: str, errors: list) -> None:
+    scheme = _model(raw, loc, "TransformScheme", errors)
+    if scheme is not None:
+        _check_fields(scheme, loc, {
+            "type": (True, _plain(_string)), "apply": (False, _apply), "randomize": (False, _plain(_bool)),
+            "requires_grad": (False, _plain(_bool)), "head_dim": (False, _plain(_head_dim)),
+            "precision": (False, _precision),
+        }, errors)
+
+
+def _groups(value: Any, loc: str, errors: list) -> None:
+    if not isinstance(value, dict):
+        errors.append((loc, "Input should be a valid dictionary", "dict_type"))
+        return
+    for key, scheme in value.items():
+        _scheme(scheme, f"{loc}.{key}", errors)
+
+
+def transform_config(raw: Any) -> None:
+    """TransformConfig.model_validate(raw) (compressed_tensors/transform/, the same rules in
+    every pinned version): config_groups maps names to TransformSchemes (type str, apply a list
+    of TransformArgs: targets and location required, location one of the TransformLocation
+    values; randomize / requires_grad bools, head_dim int, precision a torch dtype); extra
+    keys are forbidden at every level. A Refusal when it fails."""
+    errors: list[tuple[str, str, str]] = []
+    cfg = _model(raw, "", "TransformConfig", errors)
+    if cfg is not None:
+        _check_fields(cfg, "", {"config_groups": (True, _groups)}, errors)
+    if errors:
+        raise refusal(errors)

@@ -46,7 +46,7 @@ from dataclasses import replace
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import ModelFacts
-from vllm_preflight.resolve.compressed_tensors_args import quantization_args, sparsity_targets
+from vllm_preflight.resolve.compressed_tensors_args import quantization_args, sparsity_targets, transform_config
 from vllm_preflight.resolve.state import Refusal, State
 
 _DATA: dict | None = None
@@ -456,7 +456,8 @@ def _compressed_tensors_groups(q: dict, v: tuple) -> None:
     ordering is refused, a group in an activation-quantizing format without input_activations
     must have float weights (a bare assert), its input_activations and (0.23.0+)
     output_activations are validated as QuantizationArgs; then `sparsity_config` is validated
-    (from 0.22.0 any sparsity target is refused with a DeprecationWarning)."""
+    (from 0.22.0 any sparsity target is refused with a DeprecationWarning), then a
+    `transform_config` as the library's TransformConfig."""
     if (0, 15, 0) <= v < (0, 17, 0) and "config_groups" not in q:
         raise Refusal("KeyError", "'config_groups'")
     groups = q.get("config_groups")
@@ -511,6 +512,8 @@ def _compressed_tensors_groups(q: dict, v: tuple) -> None:
         if v >= (0, 22, 0) and targets:  # 0.33.0 compressed_tensors.py:295-300
             raise Refusal("DeprecationWarning", "Sparsity support has been removed from compressed-tensors. Please "
                                                 "use a model without sparsity configuration.")
+    if q.get("transform_config"):  # CompressedTensorsConfig.__init__ (0.12.0 compressed_tensors.py:100-103)
+        transform_config(q["transform_config"])
 
 
 def _in(x, values: tuple) -> bool:
@@ -657,6 +660,11 @@ def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
         _fp8(q, v)
     if cls_name == "QuarkConfig":
         _quark(q)
+    if cls_name == "BitsAndBytesConfig":  # bitsandbytes.py __init__ (0.12.0:60-63; until 0.27.x)
+        storage = q.get("bnb_4bit_quant_storage")
+        storage = "uint8" if storage is None else storage
+        if not _in(storage, ("uint8",)):
+            raise _pyd("VllmConfig", f"Unsupported bnb_4bit_quant_storage: {storage}")
     if cls_name == "TorchAOConfig":  # torchao.py from_config (0.12.0:154-162, the same in 0.11.0-0.33.0)
         raise Refusal("ImportError", _TORCHAO_MISSING)
     bits = q.get("w_bit", q.get("bits")) if cls_name in ("AWQConfig", "AutoAWQConfig") else q.get("bits")
