@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import corpus_subconfigs  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_serve_stage  # type: ignore[import-not-found]  # tools/ on sys.path
+import corpus_subconfigs  # type: ignore[import-not-found]  # tools/ on sys.path
 from gen_corpus import vt
 
 Pool = list[tuple[str, list[str], dict]]

@@ -180,6 +180,28 @@ def subconfigs(v: tuple) -> Pool:
                     {"backend_per_kind": {"sliding_window": "flash_attn", "Full_Attention": "FLASH_ATTN"}},
                     {"backend_per_kind": {}}):
             add(dense, [ac, json.dumps(cfg)])
+    pkey = (jo["releases"].get(version) or {}).get("pooler_config")
+    pfields = {f[0] for f in jo["classes"][pkey]["fields"]} if pkey else set()
+    if "seq_pooling_type" in pfields:  # PoolerConfig.__post_init__ (0.14.0+), on a pooling model
+        pc = "--pooler-config"
+        for cfg in ({"pooling_type": "MEAN", "seq_pooling_type": "CLS"}, {"pooling_type": "ALL", "tok_pooling_type": "STEP"},
+                    {"pooling_type": "LAST", "tok_pooling_type": "ALL"}, {"pooling_type": "MEAN"},
+                    {"seq_pooling_type": "CLS", "tok_pooling_type": "ALL"}, {"pooling_type": None, "seq_pooling_type": "LAST"}):
+            add("llama-classify", [pc, json.dumps(cfg)])
+        if "logit_sigma" in pfields:
+            for cfg in ({"logit_sigma": 0}, {"logit_sigma": 0.0, "logit_mean": 1}, {"logit_sigma": 2.5},
+                        {"logit_sigma": -0.0}, {"logit_sigma": False}, {"logit_sigma": None, "pooling_type": "CLS"}):
+                add("llama-classify", [pc, json.dumps(cfg)])
+    if has("watermark_config"):  # WatermarkConfig(**value) (0.30.0+)
+        for text in ("{}", '{"key": 5}', '{"key": -1, "alpha": 2}', '{"alpha": 2, "bogus": 1}',
+                     '{"key": 18446744073709551616}', '{"key": 18446744073709551615, "algorithm": "dual_key_gumbel"}',
+                     '{"key": "12", "context_width": 0, "prf": "x"}', "[1]", "5", "null",
+                     '{"key": 1, "deduplicate_contexts": "none", "deduplicate_contexts_max_history": 0}'):
+            add(dense, ["--watermark-config", text])
+    if has("diffusion_config"):  # DiffusionConfig(**value) (0.24.0+)
+        for text in ("{}", '{"canvas_length": 0}', '{"canvas_length": 64, "max_denoising_steps": "x"}',
+                     '{"bogus": 1}', "[]", '{"canvas_length": null}'):
+            add(dense, ["--diffusion-config", text])
     if has("ec_manager_config"):
         for cfg in ({"manager_config": {"a": 1}}, {"manager_config": {}},
                     {"manager_config": {"a": 1}, "encoder_cache_manager_cls": "pkg.Mgr"}):

@@ -8,7 +8,8 @@ create_engine_config and the create_* helpers it calls) and vllm/config/*.py (th
 bounds, via tools/extract_json_options.py's class reader) and writes
 releases/data/subconfig_fields.json:
 
-  {"releases": {VERSION: {CLASS: [[field, dest, bounds, type], ...]}}}
+  {"releases": {VERSION: {CLASS: [[field, dest, bounds, type], ...]}},
+   "json_classes": {VERSION: {dest: class body as in json_options.json, plus "required"}}}
 
 (only fields with bounds or a Literal-or-str type; classes in ORDER only).
 
@@ -51,11 +52,31 @@ def _calls(engine_args: ast.ClassDef) -> dict[str, dict[str, str]]:
     return out
 
 
+# JSON-typed options that create_engine_config turns into a config class with `Cls(**value)`
+JSON_CLASSES = {"watermark_config": "WatermarkConfig", "diffusion_config": "DiffusionConfig"}
+
+
+def _required(node: ast.ClassDef) -> list[str]:
+    """Fields without a default (pydantic: `Field required`)."""
+    out = []
+    for stmt in node.body:
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            continue
+        if "ClassVar" in ast.unparse(stmt.annotation):
+            continue
+        v = stmt.value
+        if v is None or (isinstance(v, ast.Call) and ast.unparse(v.func).split(".")[-1] == "Field"
+                         and not v.args and not any(k.arg in ("default", "default_factory") for k in v.keywords)):
+            out.append(stmt.target.id)
+    return out
+
+
 def main() -> None:
     if len(sys.argv) != 2:
         sys.exit("usage: extract_subconfig_fields.py SOURCES_DIR")
     src = Path(sys.argv[1])
     releases: dict = {}
+    json_classes: dict = {}
     for version in _versions(src):
         rel = Release(src / version)
         if rel.engine_args is None:
@@ -76,7 +97,15 @@ def main() -> None:
             if rows:
                 out[cls] = rows
         releases[version] = out
-    OUT.write_text(json.dumps({"releases": releases}, indent=None, separators=(",", ":"), sort_keys=True) + "\n")
+        ea = {st.target.id for st in rel.engine_args.body if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)}
+        for dest, cls in JSON_CLASSES.items():
+            if dest in ea and cls in rel.classes:
+                classes = {}
+                body = classes[_class(cls, rel, classes)]
+                body["required"] = _required(rel.classes[cls])
+                json_classes.setdefault(version, {})[dest] = body
+    OUT.write_text(json.dumps({"releases": releases, "json_classes": json_classes}, indent=None, separators=(",", ":"),
+                              sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

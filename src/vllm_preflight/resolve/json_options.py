@@ -411,7 +411,14 @@ _AFTER = {("EPLBConfig", "_validate_eplb_config:after"): _eplb_after,
           ("StructuredOutputsConfig", "__post_init__"): _structured_outputs_after,
           ("EngramConfig", "_validate_shared_memory:after"): _engram_after,
           ("AttentionConfig", "__post_init__"): lambda cls, cfg: _attention_post_init(cls, cfg),
-          ("EncoderCacheManagerConfig", "__post_init__"): lambda cls, cfg: _ec_manager_post_init(cls, cfg)}
+          ("EncoderCacheManagerConfig", "__post_init__"): lambda cls, cfg: _ec_manager_post_init(cls, cfg),
+          ("PoolerConfig", "__post_init__"): lambda cls, cfg: _pooler_post_init(cls, cfg)}
+
+
+def _pooler_post_init(cls: dict, cfg: dict) -> str | None:
+    from vllm_preflight.resolve import subconfig_checks
+
+    return subconfig_checks.pooler_post_init(cls, cfg)
 
 
 def _ec_manager_post_init(cls: dict, cfg: dict) -> str | None:

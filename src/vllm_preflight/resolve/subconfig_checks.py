@@ -79,7 +79,7 @@ def _pyd(cls: str, message: str) -> Refusal:
 # ------------------------------------------------------------------ CacheConfig
 def cache_config(state: State, values: dict) -> None:
     """CacheConfig, right after the dcp assert in create_engine_config (0.12.0 arg_utils.py:1392,
-    0.33.0 :2144). 0.11.0 has no field bounds; its model validator refuses a negative CPU offload
+    0.33.0 :2307). 0.11.0 has no field bounds; its model validator refuses a negative CPU offload
     then a utilization above 1 (0.11.0 config/cache.py:162-172)."""
     if state.release.version == "0.11.0":
         offload = values.get("cpu_offload_gb")
@@ -94,7 +94,9 @@ def cache_config(state: State, values: dict) -> None:
 
 # ------------------------------------------------------------------ SchedulerConfig
 def scheduler_fields(state: State, values: dict, mnbt: int, mns: int) -> None:
-    """SchedulerConfig's bounded fields, with the token and sequence budgets vLLM filled in."""
+    """SchedulerConfig's bounded fields, with the token and sequence budgets vLLM filled in; the
+    diffusion and watermark configs are built just before it."""
+    json_configs(state, values)
     raise_field_errors("SchedulerConfig", field_errors(state, "SchedulerConfig", values,
                                                        {"max_num_batched_tokens": mnbt, "max_num_seqs": mns}))
 
@@ -130,7 +132,7 @@ _TRACES_NEED_ENDPOINT = (0, 11, 1)  # the model validator (0.11.0 has none)
 
 def load_and_observability(state: State, values: dict) -> None:
     """The attention and Mamba flags, then LoadConfig and ObservabilityConfig, after LoRAConfig
-    (0.12.0 arg_utils.py:1683-1700, 0.33.0 :2727-2990); OffloadConfig comes after the capture-size
+    (0.12.0 arg_utils.py:1683-1700, 0.33.0 :2727-2830); OffloadConfig comes after the capture-size
     flags (`offload`)."""
     attention_backend(state, values)
     mamba_flags(state, values)
@@ -193,7 +195,7 @@ def offload(state: State, values: dict) -> None:
                                         "enabled (offload_group_size > 0)")
 
 
-_KDA_PREFILL = (0, 30, 0)  # --kda-prefill-backend (0.30.0 arg_utils.py; 0.33.0 :2623-2634)
+_KDA_PREFILL = (0, 30, 0)  # --kda-prefill-backend (0.30.0 arg_utils.py; 0.33.0 :2870-2878)
 
 
 def kda_prefill_backend(state: State, values: dict) -> None:
@@ -424,3 +426,67 @@ def ec_manager_post_init(cls: dict, cfg: dict) -> str | None:
     if cfg.get("encoder_cache_manager_cls") is None and cfg.get("manager_config"):
         return "manager_config requires encoder_cache_manager_cls to be set."
     return None
+
+
+def pooler_post_init(cls: dict, cfg: dict) -> str | None:
+    """PoolerConfig.__post_init__ (0.14.0 config/pooler.py; 0.33.0 :139-150): a zero logit_sigma
+    (wherever the class has the field, 0.20.0+), then pooling_type next to seq_/tok_pooling_type."""
+    names = {f[0] for f in cls["fields"]}
+    sigma = cfg.get("logit_sigma")
+    if "logit_sigma" in names and sigma is not None and not isinstance(sigma, bool) and sigma == 0:
+        return "logit_sigma cannot be 0 (division by zero)"
+    if "seq_pooling_type" in names and cfg.get("pooling_type"):
+        for other in ("seq_pooling_type", "tok_pooling_type"):
+            if cfg.get(other) is not None:
+                return f"Cannot set both `pooling_type` and `{other}`"
+    return None
+
+
+# ------------------------------------------------------------------ JSON options built with Cls(**value)
+def json_configs(state: State, values: dict) -> None:
+    """--diffusion-config (0.24.0+) and --watermark-config (0.30.0+) are plain JSON that
+    create_engine_config passes as keywords (0.33.0 arg_utils.py:2182-2196, right after the
+    speculative config): pydantic checks each field as for a JSON config option, a field without
+    a default is `Field required`, then WatermarkConfig's model validator (philox keys fit in
+    64 bits). A value that is not an object: not modelled."""
+    from vllm_preflight.resolve import json_options
+
+    for dest, cls in sorted(_classes().get(state.release.version, {}).items()):
+        value = values.get(dest)
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                continue
+        if isinstance(value, (list, int, float)):  # `Cls(**value)` (bool is an int)
+            raise Refusal("TypeError", f"{_MODULES.get(cls['name'], 'vllm.config')}.{cls['name']}() argument after ** "
+                                       f"must be a mapping, not {type(value).__name__}")
+        if not isinstance(value, dict):
+            continue
+        errors: list = []
+        cfg = json_options._fields(cls, value, "", errors)
+        order = [f[0] for f in cls["fields"]]
+        missing = [json_options._Error(name, "Field required") for name in cls.get("required", []) if name not in value]
+        if missing:
+            def rank(e, order: list = order) -> int:
+                head = e.loc.split(".")[0]
+                return order.index(head) if head in order else len(order)
+            errors = sorted(errors + missing, key=rank)
+        if errors:
+            n = len(errors)
+            body = "\n".join(f"{e.loc}\n  {e.message} [type={'missing' if e.message == 'Field required' else json_options._code(e.message)}]"
+                             for e in errors)
+            raise Refusal("ValidationError", f"{n} validation error{'s' if n > 1 else ''} for {cls['name']}\n{body}")
+        key = cfg.get("key")
+        if cls["name"] == "WatermarkConfig" and isinstance(key, int) and key > 2**64 - 1:
+            raise _pyd("WatermarkConfig", "philox keys must fit in 64 bits")
+
+
+_MODULES = {"WatermarkConfig": "vllm.config.watermarking", "DiffusionConfig": "vllm.config.diffusion"}
+
+
+@lru_cache(maxsize=1)
+def _classes() -> dict:
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "releases", "data", "subconfig_fields.json")
+    with open(path) as f:
+        return json.load(f).get("json_classes", {})
