@@ -1019,13 +1019,155 @@ def _quant_schemes(v: tuple) -> Pool:
     return flagged + [(m, [], {}) for m in models]
 
 
+def _vllm_config(v: tuple) -> Pool:
+    """The rest of VllmConfig.__post_init__ and its model validators: adaptive speculative
+    verification (0.28.0+: DSpark only; 0.29.0+ refused by the V1 runner, with LoRA, without
+    CUDA graphs, with PP), routed experts (0.22.0-0.30.x early checks; 0.31.0+ the AuxOutput
+    connector, which needs Model Runner V2), per-request speculative metrics and batch-sharded
+    sampling (0.29.0+), KV-sharing fast prefill with MTP, NVFP4 KV cache on MLA (0.21.0+), a
+    float KV cache dtype against the model's (0.33.0), --mamba-block-size without prefix
+    caching, Mamba stochastic rounding (0.20.0+), LoRA with DBO on Model Runner V2."""
+    dense, moe, ds, mamba, hybrid = "llama-dense", "mixtral-moe", "deepseek-v3-moe", "pp-mamba2", "pp-jamba-hybrid-moe"
+    v2, v1 = {"VLLM_USE_V2_MODEL_RUNNER": "1"}, {"VLLM_USE_V2_MODEL_RUNNER": "0"}
+    sc = "--speculative-config"
+    ngram = '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3%s}'
+    mtp = '{"method": "mtp", "num_speculative_tokens": 1%s}'
+    adapt = ', "enable_adaptive_verification": true'
+    nixl = '{"kv_connector": "NixlConnector", "kv_role": "kv_both"}'
+    multi = ('{"kv_connector": "MultiConnector", "kv_role": "kv_both", "kv_connector_extra_config": '
+             '{"connectors": [{"kv_connector": "NixlConnector", "kv_role": "kv_both"}]}}')
+    example = '{"kv_connector": "ExampleConnector", "kv_role": "kv_both"}'
+    pool: Pool = [(dense, ["--kv-sharing-fast-prefill", sc, ngram % ""], {}),
+                  (ds, ["--kv-sharing-fast-prefill", sc, mtp % ""], {}),
+                  (ds, ["--kv-sharing-fast-prefill", sc, '{"method": "deepseek_mtp", "num_speculative_tokens": 1}'], {}),
+                  (ds, ["--kv-sharing-fast-prefill"], {}),
+                  (dense, ["--kv-cache-dtype", "float16"], {}), (dense, ["--kv-cache-dtype", "bfloat16"], {}),
+                  (dense, ["--kv-cache-dtype", "bfloat16", "--dtype", "float16"], {}),
+                  (dense, ["--kv-cache-dtype", "float16", "--dtype", "float32"], {}),
+                  (dense, ["--kv-cache-dtype", "float16", "--dtype", "half"], {})]
+    if v >= (0, 11, 1):
+        pool += [(mamba, ["--mamba-block-size", "64"], {}), (mamba, ["--mamba-block-size", "64", "--enable-prefix-caching"], {}),
+                 (dense, ["--mamba-block-size", "64"], {}), (dense, ["--mamba-block-size", "64", "--no-enable-prefix-caching"], {}),
+                 (hybrid, ["--mamba-block-size", "256"], {}), (hybrid, ["--mamba-block-size", "256", "--enable-prefix-caching"], {})]
+    if v >= (0, 14, 0):
+        pool += [(moe, ["--enable-return-routed-experts"], {}), (moe, ["--enable-return-routed-experts"], v1),
+                 (dense, ["--enable-return-routed-experts"], v1), (dense, ["--enable-return-routed-experts"], {}),
+                 (moe, ["--enable-return-routed-experts", "-pp", "2"], {}),
+                 (moe, ["--enable-return-routed-experts", "-pp", "2"], v2),
+                 (ds, ["--enable-return-routed-experts", "-dcp", "2", "-tp", "2"], {}),
+                 (moe, ["--enable-return-routed-experts", "--kv-transfer-config", nixl], {}),
+                 (moe, ["--enable-return-routed-experts", "--kv-transfer-config", multi], {}),
+                 (moe, ["--enable-return-routed-experts", "--kv-transfer-config", nixl], v1),
+                 (moe, ["--enable-return-routed-experts", "--no-enable-prefix-caching"], {}),
+                 (moe, ["--enable-return-routed-experts", "--enforce-eager"], v1),
+                 (moe, ["--kv-transfer-config", nixl], {}),
+                 (moe, ["--enable-return-routed-experts", "--no-async-scheduling"], {}),
+                 (ds, ["--enable-return-routed-experts", "--no-async-scheduling", "-pp", "2", "-tp", "2", "-dcp", "2"], {})]
+    if v >= (0, 20, 0):
+        pool += [(mamba, ["--enable-mamba-cache-stochastic-rounding"], {}),
+                 (mamba, ["--enable-mamba-cache-stochastic-rounding", "--mamba-ssm-cache-dtype", "float16"], {}),
+                 (dense, ["--enable-mamba-cache-stochastic-rounding"], {}),
+                 (hybrid, ["--enable-mamba-cache-stochastic-rounding", "--mamba-ssm-cache-dtype", "float32"], {})]
+    if v >= (0, 21, 0):
+        pool += [(ds, ["--kv-cache-dtype", "nvfp4"], {}), (dense, ["--kv-cache-dtype", "nvfp4"], {}),
+                 (ds, ["--kv-cache-dtype", "fp8"], {})]
+    if v >= (0, 30, 0):
+        pool += [(ds, ["--kv-cache-dtype", "nvfp4_ds_mla"], {}), (ds, ["--kv-cache-dtype", "nvfp4_4over6"], {})]
+    if v >= (0, 21, 0):  # a KV connector with PyTorch's expandable segments
+        seg = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+        pool += [(dense, ["--kv-transfer-config", nixl], seg), (moe, ["--kv-transfer-config", multi], seg),
+                 (dense, ["--kv-transfer-config", nixl, "--enable-sleep-mode"], seg),
+                 (dense, ["--kv-transfer-config", nixl], {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:False"}),
+                 (dense, [], seg)]
+        if v >= (0, 22, 0):
+            pool.append((dense, ["--kv-transfer-config", nixl, "--enable-cumem-allocator"], seg))
+    if v >= (0, 28, 0):
+        pool += [(dense, [sc, ngram % adapt], {}), (dense, [sc, ngram % adapt, "--enforce-eager"], {}),
+                 (dense, [sc, ngram % adapt, "-pp", "2"], {}), (dense, [sc, ngram % adapt, "--enable-lora"], {}),
+                 (dense, [sc, ngram % adapt], v1), (dense, [sc, ngram % adapt], v2),
+                 (dense, [sc, ngram % adapt, "-cc", '{"cudagraph_mode": "PIECEWISE"}'], {}),
+                 (dense, [sc, ngram % adapt, "-cc", '{"cudagraph_mode": "FULL_DECODE_ONLY"}'], {}),
+                 (dense, [sc, ngram % ', "enable_adaptive_verification": false'], {}),
+                 (ds, [sc, mtp % adapt], {}), (ds, [sc, mtp % adapt, "--enforce-eager"], {}),
+                 (ds, [sc, mtp % (adapt + ', "use_local_argmax_reduction": true')], {}),
+                 (ds, ["--enable-return-routed-experts", sc, mtp % adapt], {}),
+                 (ds, ["--enable-return-routed-experts", sc, mtp % ""], {})]
+    if v >= (0, 29, 0):
+        pool += [(dense, ["--per-request-spec-decode-metrics", "summary"], {}),
+                 (dense, ["--per-request-spec-decode-metrics", "detailed", sc, ngram % ""], {}),
+                 (dense, ["--per-request-spec-decode-metrics", "none"], {}),
+                 (dense, ["--enable-batch-sharded-sampling"], {}), (dense, ["--enable-batch-sharded-sampling", "-tp", "2"], {}),
+                 (dense, ["--enable-batch-sharded-sampling", "-tp", "4", "--max-num-seqs", "2"], {}),
+                 (dense, ["--enable-batch-sharded-sampling", "-tp", "2", "--max-logprobs", "-1"], {}),
+                 (dense, ["--enable-batch-sharded-sampling", "--max-logprobs", "-1"], {}),
+                 (dense, ["--enable-batch-sharded-sampling", "-tp", "2", sc, ngram % adapt], {}),
+                 (dense, ["--enable-batch-sharded-sampling", "-tp", "2"], v1),
+                 (dense, ["--enable-batch-sharded-sampling", "-tp", "2", sc, ngram % adapt], v1)]
+    if v >= (0, 30, 0):
+        dbo = ["--enable-dbo", "--all2all-backend", "deepep_low_latency", "-dp", "2", "--enable-expert-parallel"]
+        pool += [(moe, ["--enable-lora"] + dbo, v2), (moe, dbo, v2), (moe, ["--enable-lora"] + dbo, {})]
+    if v >= (0, 31, 0):
+        pool += [(moe, ["--aux-output-config", '{"enable_return_routed_experts": true}'], {}),
+                 (moe, ["--aux-output-config", '{"enable_return_routed_experts": true}'], v1),
+                 (dense, ["--aux-output-config", '{"enable_return_routed_experts": true}'], v2)]
+    if v >= (0, 11, 1):  # async scheduling asked for on an executor without it
+        pool += [(dense, ["--async-scheduling", "--distributed-executor-backend", "ray", "-tp", "2"], {}),
+                 (dense, ["--async-scheduling", "--distributed-executor-backend", "uni"], {}),
+                 (dense, ["--async-scheduling", "--distributed-executor-backend", "mp", "-tp", "2"], {})]
+    if v >= (0, 28, 0):  # sampling distribution replay
+        rsm = "--return-sampling-mask"
+        pool += [(dense, [rsm], {}), (dense, [rsm, "--logprobs-mode", "processed_logprobs"], {}),
+                 (dense, [rsm, "--logprobs-mode", "processed_logprobs"], v1),
+                 (dense, [rsm, "--logprobs-mode", "processed_logprobs", sc, ngram % ""], {}),
+                 (dense, [rsm, "--logprobs-mode", "processed_logprobs", sc, ngram % adapt], {}),
+                 (dense, [rsm, "--logprobs-mode", "processed_logprobs", "--logits-processors", "a.b:C"], v2),
+                 (dense, [rsm, "--logprobs-mode", "raw_logits"], v2)]
+    if v >= (0, 29, 0):  # trace replay; NIXL with context parallelism
+        pool += [(dense, ["--enable-trace-replay"], {}), (dense, ["--enable-trace-replay"], v1),
+                 (ds, ["-tp", "4", "-dcp", "2", "--kv-transfer-config", nixl], {}),
+                 (ds, ["-tp", "2", "-dcp", "2", "--kv-transfer-config", nixl], {}),
+                 (ds, ["-tp", "4", "-dcp", "2", "--kv-transfer-config", multi], {}),
+                 (dense, ["-tp", "2", "-pcp", "2", "--kv-transfer-config", nixl], {}),
+                 (ds, ["-tp", "2", "-dcp", "2", "--kv-transfer-config", example], {})]
+    if v >= (0, 12, 0):  # the context-parallel KV interleave size (asserts 0.12.0-0.17.x)
+        dcp = ["-tp", "2", "-dcp", "2"]
+        pool += [(ds, dcp + ["--cp-kv-cache-interleave-size", "128", "--block-size", "64"], {}),
+                 (ds, dcp + ["--cp-kv-cache-interleave-size", "64", "--block-size", "128"], {}),
+                 (ds, dcp + ["--dcp-kv-cache-interleave-size", "128", "--block-size", "64"], {}),
+                 (ds, dcp + ["--cp-kv-cache-interleave-size", "48", "--block-size", "64"], {}),
+                 (dense, ["--cp-kv-cache-interleave-size", "2", sc, ngram % ""], {}),
+                 (dense, ["--cp-kv-cache-interleave-size", "2"], {})]
+    if v >= (0, 13, 0):  # the hybrid KV cache manager asked for where vLLM would turn it off
+        hma, l4 = ["--no-disable-hybrid-kv-cache-manager"], "mm-llama4"
+        allow = "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"
+        pool += [(l4, hma, {}), (l4, hma, {allow: "0"}), (l4, hma, {allow: "1"}), (l4, [], {allow: "0"}),
+                 (l4, ["--disable-hybrid-kv-cache-manager"], {allow: "0"}), (dense, hma, {}),
+                 (dense, hma + ["--kv-events-config", '{"enable_kv_cache_events": true}'], {})]
+        if v >= (0, 33, 0):
+            pool.append((l4, ["--enable-hybrid-kv-cache-manager"], {allow: "0"}))
+    if v >= (0, 28, 0):  # the Proton profiler against CUDA graphs
+        pc, proton = "--profiler-config", '{"profiler": "proton", "proton_profiler_dir": "/tmp/p"%s}'
+        attr = ', "proton_graph_attribution": true, "proton_data": "tree"'
+        pool += [(dense, [pc, proton % ""], {}), (dense, [pc, proton % "", "--enforce-eager"], {}),
+                 (dense, [pc, proton % "", "-cc", '{"cudagraph_mode": "NONE"}'], {}),
+                 (dense, [pc, proton % attr], {}), (dense, [pc, proton % attr], v1),
+                 (dense, [pc, proton % ', "proton_mode": "pcsampling"'], {}),
+                 (dense, [pc, proton % ', "proton_mode": "pcsampling"', "--enforce-eager"], {})]
+    if v >= (0, 31, 0):  # the MoonEP all2all backend
+        ep = ["--all2all-backend", "moonep", "-dp", "2", "--enable-expert-parallel"]
+        pool += [(moe, ep, {}), (moe, ep + ["--dtype", "float16"], {}), (moe, ep + ["--enable-eplb"], {}),
+                 (moe, ep + ["--expert-placement-strategy", "round_robin"], {}),
+                 ("quant-fp8-block-qwen3-moe", ep, {}), (dense, ["--all2all-backend", "moonep"], {})]
+    return pool
+
+
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks,
                   "json_options": _json_options, "hf_overrides": _hf_overrides,
                   "runner_convert": _runner_convert, "world_size": _world_size,
                   "spec_flags": _spec_flags, "json_text": _json_text, "v2_features": _v2_features,
                   "validators": _validators, "mamba_quant": _mamba_quant,
-                  "quant_schemes": _quant_schemes}
+                  "quant_schemes": _quant_schemes, "vllm_config": _vllm_config}
 MODEL_FAMILIES["subconfigs"] = corpus_subconfigs.subconfigs  # flag-built sub-configs (tools/corpus_subconfigs.py)
 MODEL_FAMILIES["serve_stage"] = corpus_serve_stage.serve_stage  # `vllm serve` itself (tools/corpus_serve_stage.py)
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats

@@ -20,7 +20,7 @@ FAMILIES = ("pp_arch", "multimodal", "lora", "max_model_len", "quantization", "a
             "json_options", "hf_overrides", "runner_convert",
             "world_size", "spec_flags", "json_text", "validators", "v2_features", "mamba_quant", "subconfigs",
             "quant_schemes",
-            "serve_stage")
+            "serve_stage", "vllm_config")
 
 
 def _load(path: Path) -> list[dict]:

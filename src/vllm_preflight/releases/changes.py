@@ -338,8 +338,10 @@ CHANGES: list[tuple[str, dict]] = [
     # the V1 model runner's own refusals (_validate_v1_model_runner, 0.29.0 config/vllm.py:1653-1656):
     # prefill context parallel, DSpark; async scheduling + PP, which nothing checks 0.15.0-0.30.0
     # (read in each config/vllm.py), joins them in 0.31.0 (config/vllm.py:3120-3124)
-    ("0.29.0", {"v1_unsupported": ("pcp", "dspark")}),
-    ("0.31.0", {"async_pp": "v1_runner_validate", "v1_unsupported": ("pcp", "async_pp", "dspark")}),
+    # (0.29.0+ also adaptive draft verification and batch-sharded sampling: vllm_config_checks.v1_features)
+    ("0.29.0", {"v1_unsupported": ("pcp", "dspark", "adaptive", "batch_sharded")}),
+    ("0.31.0", {"async_pp": "v1_runner_validate", "v1_unsupported": ("pcp", "async_pp", "dspark", "adaptive",
+                                                                     "batch_sharded")}),
     ("0.31.0", {
         "pipeline": PIPELINE_V0_31 + ("log_enabled_passes",), "capture_add_max_num_seqs": True,
         "enforce_eager_message": ("Enforce eager set, disabling torch.compile, CUDAGraphs, and JIT kernel "

@@ -401,6 +401,9 @@ def model_parallel_checks(state: State, facts, values: dict) -> None:
             raise _pyd("VllmConfig", f"decode context parallel size must less than or equal to (tensor parallel "
                                      f"size {tp} // total num kv heads {kv}) = {tp // kv}, but got {dcp}",
                        "Assertion failed")
+    from vllm_preflight.resolve import vllm_config_checks
+
+    vllm_config_checks.early(state, values)  # what __post_init__ checks next (vllm_config_checks)
 
 
 PP_UNSUPPORTED = ("Pipeline parallelism is not supported for this model. "
@@ -515,6 +518,9 @@ def kv_connector_check(state: State, values: dict) -> None:
     config/vllm.py:1440-1451, 0.33.0 :2257-2264; recorded on 0.24.0, 0.27.0 and 0.33.0);
     0.17.0-0.21.0 only with full CUDA graphs (`kv_connector_check_full_graphs`, after the mode
     is resolved), which stays for every later release too."""
+    from vllm_preflight.resolve import vllm_config_checks
+
+    vllm_config_checks.after_async(state, values)  # --per-request-spec-decode-metrics (0.29.0+)
     kv = _kv_dict(values)
     if kv is None or state.release.rules.get("kv_connector_checked_in_config") != "always":
         return
@@ -545,9 +551,13 @@ def kv_connector_check_full_graphs(state: State, values: dict, assumptions: list
     on 0.21.0: a KV-transfer instance, a connector and a valid role, when the resolved mode has
     full graphs; every later release keeps it), then the V1 runner's own check that closes
     `__post_init__` (0.31.0-0.32.0, `validate_v1_runner`)."""
+    from vllm_preflight.resolve import vllm_config_checks
+
     _kv_connector_full_graphs(state, values, assumptions)
+    vllm_config_checks.before_runner(state, values)  # KV-sharing fast prefill with EAGLE
     validate_v2_runner(state)
     validate_v1_runner(state, values)
+    vllm_config_checks.after_runner(state, values)  # batch-sharded sampling, adaptive verification, AuxOutput
 
 
 def validate_v2_runner(state: State) -> None:
@@ -595,12 +605,16 @@ def validate_v1_runner(state: State, values: dict) -> None:
     if not features:
         return
     par = state.parallel
+    from vllm_preflight.resolve.vllm_config_checks import v1_features
+
+    more = v1_features(state, values)  # adaptive draft verification, batch-sharded sampling (0.29.0+)
     found = [text for feature, text in (
         ("pcp", "prefill context parallel"), ("async_pp", "pipeline parallelism with async scheduling"),
-        ("dspark", "dspark speculative decoding")) if feature in features and (
+        ("dspark", "dspark speculative decoding"), ("adaptive", "adaptive draft verification"),
+        ("batch_sharded", "batch-sharded sampling")) if feature in features and (
         (feature == "pcp" and (par.get("prefill_context_parallel_size") or 1) > 1)
         or (feature == "async_pp" and values.get("async_scheduling") and par["pipeline_parallel_size"] > 1)
-        or (feature == "dspark" and state.speculative_method == "dspark"))]
+        or (feature == "dspark" and state.speculative_method == "dspark") or more.get(feature, False))]
     if not found:
         return
     from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner

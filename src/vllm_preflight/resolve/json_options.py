@@ -558,19 +558,8 @@ def after_parallel(state: State, values: dict) -> None:
             enabled = flag or _bool((aux if isinstance(aux, dict) else {}).get("enable_return_routed_experts", False))
         except ValueError:
             return
-        if not enabled:
-            return
-        # its first check, Model Runner V2, passes on every recorded case (0.31.0, 0.33.0): not repeated
-        message = None
-        if state.model_cfg.get("is_pooling"):
-            message = "AuxOutput Connector only supports generate runners."
-        elif not facts.is_moe:
-            message = "AuxOutput Connector only supports MoE models."
-        elif values.get("enable_prefix_caching") is False:
-            message = "AuxOutput Connector requires prefix caching."
-        if message:
-            raise Refusal("ValidationError", f"1 validation error for VllmConfig\n  Value error, {message} "
-                                             f"[type=value_error]")
+        # checked late in __post_init__, once the model runner is known (vllm_config_checks._aux_output)
+        state.model_cfg["aux_output_enabled"] = enabled
 
 
 # ------------------------------------------------------------------ the parser's call
