@@ -256,12 +256,19 @@ def dispatch(state: State, v: dict) -> ServeMode:
             count = 1
         elif hybrid:
             count = _int(v.get("data_parallel_size_local")) or 1
+            if count > 1:
+                state.log("info", f"Defaulting api_server_count to data_parallel_size_local ({count}) for hybrid "
+                          "LB mode.")
         else:
             count = _int(v.get("data_parallel_size"), 1) or 1
+            if count > 1:
+                state.log("info", f"Defaulting api_server_count to data_parallel_size ({count}).")
     elif rust and count > 1:
         state.log("warning", f"Ignoring --api-server-count={count} when using rust front-end process")
         count = 1
     if _has(state, "elastic_ep_single_server") and v.get("enable_elastic_ep") and count > 1:
+        state.log("warning", "Elastic EP only supports running with with at most one API server. Capping "
+                  f"api_server_count from {count} to 1.")
         count = 1
     if multi_port:
         return ServeMode("supervisor", count)
