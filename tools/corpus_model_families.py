@@ -983,7 +983,7 @@ def _quant_schemes(v: tuple) -> Pool:
     (valid and invalid values of every field, each strategy, several schemes: W4A16, FP8
     channel/token, FP8 block, NVFP4, W8A8 int), sparsity and transform configs, config groups missing;
     Fp8Config's activation scheme and weight block size; Quark's export / kv-cache groups;
-    a torchao checkpoint; a bitsandbytes one stored as bfloat16."""
+    a torchao checkpoint; a bitsandbytes one stored as bfloat16; auto-round bits, keys, data type."""
     models = ["qs-ct-w4a16-group128", "qs-ct-fp8-channel-token", "qs-ct-fp8-block", "qs-ct-nvfp4",
               "qs-ct-w8a8-int-channel-token", "qs-ct-num-bits-text", "qs-ct-num-bits-numeric-text",
               "qs-ct-num-bits-fraction", "qs-ct-type-unknown", "qs-ct-type-null", "qs-ct-type-upper-float",
@@ -1009,7 +1009,10 @@ def _quant_schemes(v: tuple) -> Pool:
               "qs-quark-kv-unmatched", "qs-quark-kv-output-differs", "qs-quark-kv-output-null",
               "qs-quark-kv-output-missing", "qs-quark-no-global-config", "qs-torchao-int4",
               "qs-ct-transform-hadamard", "qs-ct-transform-bad-location", "qs-ct-transform-missing-type",
-              "qs-ct-transform-extra-key", "qs-bnb-4bit-storage-bf16"]
+              "qs-ct-transform-extra-key", "qs-bnb-4bit-storage-bf16", "qs-auto-round-5bit", "qs-auto-round-no-sym",
+              "qs-auto-round-no-bits"]
+    if v < (0, 27, 0):  # from 0.27.0 the supported data types are a set of strings, printed in hash order
+        models.append("qs-auto-round-float-dtype")
     Q, D = "--quantization", "--dtype"
     flagged: Pool = [("qs-ct-w4a16-group128", [Q, "compressed-tensors"], {}), ("qs-ct-fp8-block", [D, "float16"], {}),
                      ("qs-ct-num-bits-text", [Q, "compressed-tensors"], {}), ("qs-ct-nvfp4", ["-O0"], {}),

@@ -600,6 +600,54 @@ def _quark(q: dict) -> None:
         raise _pyd("VllmConfig", "The kv_cache quantization configuration is empty.")
 
 
+def _set_text(values: tuple) -> str:
+    """A Python set's repr (for string sets vLLM's order follows the process's hash seed: the
+    order written in the source is shown)."""
+    return "{" + ", ".join(repr(x) for x in values) + "}"
+
+
+def _auto_round(q: dict, v: tuple) -> None:
+    """AutoRoundConfig (0.11.0-0.14.x auto_round.py) / INCConfig (0.15.0+ inc.py) from_config and
+    __init__: bits, group_size and (until 0.28.x) sym are read by key; the weight bits must be
+    supported; until 0.26.x the data type must be int and the packing format and backend known
+    (0.27.0+ adds MX/FP8 formats with checks of their own: only the keys and the bits are
+    checked there, for a plain integer group size)."""
+    for keys in [["bits"], ["group_size"]] + ([["sym"]] if v < (0, 29, 0) else []):
+        _get_from_keys(q, keys)
+    bits = q["bits"]
+    late = v >= (0, 27, 0)
+    if late and (not isinstance(q["group_size"], int) or isinstance(q["group_size"], bool)):
+        return  # normalised first from 0.29.0: not read as written here
+    values = (q.get("data_type", "int"), q.get("packing_format", "auto_round:auto_gptq"),
+              q["backend"] if "backend" in q else q.get("vllm_backend", "auto"))
+    for x in (bits,) + (() if late else values):
+        if isinstance(x, (list, dict)):
+            raise Refusal("TypeError", f"unhashable type: '{type(x).__name__}'")
+    supported = (2, 3, 4, 5, 6, 7, 8) if v >= (0, 30, 0) else (2, 3, 4, 8)
+    old = v < (0, 14, 0)  # "support  {...}" without the final period
+    inc = (0, 15, 0) <= v < (0, 27, 0)
+    tail = "" if old else "."
+    if bits not in supported:
+        shown = "{8, 2, 3, 4}" if supported == (2, 3, 4, 8) else "{2, 3, 4, 5, 6, 7, 8}"
+        raise _pyd("VllmConfig", f"Unsupported weight_bits: {bits}, currently only support{'  ' if old else ' '}"
+                                 f"{shown}{tail}")
+    if late:
+        return
+    dtype, fmt, backend = values
+    if dtype != "int":
+        raise _pyd("VllmConfig", f"Unsupported data_type: {dtype}, currently only support{'  ' if old or inc else ' '}"
+                                 f"{{'int'}}{tail}")
+    formats = ("auto_round:auto_gptq", "auto_round:auto_awq")
+    if fmt not in formats:
+        raise _pyd("VllmConfig", f"Unsupported packing_format: {fmt}, currently only support{'  ' if old else ' '}"
+                                 f"{_set_text(formats)}{tail}")
+    backends = ("auto", "gptq", "gptq:marlin", "awq", "awq:marlin", "marlin") + (("ipex",) if v < (0, 16, 0) else ())
+    if backend not in backends:
+        comma = ",  " if old or inc else ", "
+        raise _pyd("VllmConfig", f"Unsupported backend: {backend}{comma}currently only support{'  ' if old else ' '}"
+                                 f"{_set_text(backends)}{tail}")
+
+
 def _quark_update(q: dict | None, v: tuple) -> None:
     """QuarkConfig.maybe_update_config (0.17.0-0.19.x, after the capability and dtype
     checks): every Quark checkpoint's global_quant_config.weight.dtype is read by key."""
@@ -660,6 +708,8 @@ def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
         _fp8(q, v)
     if cls_name == "QuarkConfig":
         _quark(q)
+    if cls_name in ("AutoRoundConfig", "INCConfig"):
+        _auto_round(q, v)
     if cls_name == "BitsAndBytesConfig":  # bitsandbytes.py __init__ (0.12.0:60-63; until 0.27.x)
         storage = q.get("bnb_4bit_quant_storage")
         storage = "uint8" if storage is None else storage
