@@ -1164,12 +1164,133 @@ def _vllm_config(v: tuple) -> Pool:
     return pool
 
 
+def _speculative(v: tuple) -> Pool:
+    """SpeculativeConfig with a draft model read from its own config.json: the method detected
+    from the draft (EAGLE/EAGLE-3 by folder name, Medusa, MLP speculator, MTP by model type, a
+    plain draft model; MLP speculators are left out: their class is in no release's registry and
+    the refusal lists the whole registry), n_predict defaulting and dividing num_speculative_tokens, the draft's
+    tensor parallel size and attention heads, max_model_len against the draft's and the target's,
+    EAGLE-3's target families (until 0.16.x), equal vocabularies for draft models (0.15.0+), a
+    `tensor_parallel_size` key (0.15.0+), and each rule without its trigger."""
+    m = "{models}/"
+    dense, ds, moe, qwen = "llama-dense", "deepseek-v3-moe", "mixtral-moe", "qwen3-moe"
+
+    def sc(**kw) -> list[str]:
+        return ["--speculative-config", json.dumps(kw)]
+
+    eagle, eagle3, unnamed = m + "spec-eagle-llama-head", m + "spec-eagle3-llama-head", m + "spec-head-llama-unnamed"
+    small, vocab, heads6 = m + "spec-draft-llama-small", m + "spec-draft-llama-vocab32000", m + "spec-draft-llama-6heads"
+    medusa = m + "spec-medusa-heads"
+    mtp1, mtp2 = "spec-deepseek-v3-mtp1", "spec-deepseek-v3-mtp2"
+    pool: list[tuple[str, list[str]]] = [
+        # EAGLE heads: method given, detected from the folder name, no token count
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3)),
+        (dense, sc(model=eagle, num_speculative_tokens=2)),
+        (dense, sc(model=eagle, method="eagle")),
+        (dense, sc(model=eagle, method="eagle3", num_speculative_tokens=2)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3) + ["-tp", "4"]),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3) + ["-pp", "2"]),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3, max_model_len=4096)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3, max_model_len=1024)),
+        (dense, sc(model=eagle, num_speculative_tokens=1) + ["--async-scheduling"]),
+        (dense, sc(model=eagle3, method="eagle3", num_speculative_tokens=3)),
+        (dense, sc(model=eagle3, num_speculative_tokens=4)),
+        (dense, sc(model=eagle3, num_speculative_tokens=2) + ["-tp", "2"]),
+        (ds, sc(model=eagle3, method="eagle3", num_speculative_tokens=2)),
+        (moe, sc(model=eagle3, num_speculative_tokens=2)),
+        (qwen, sc(model=eagle3, method="eagle3", num_speculative_tokens=2)),
+        (moe, sc(model=eagle, method="eagle", num_speculative_tokens=2)),
+        # a head whose name says nothing: the method decides
+        (dense, sc(model=unnamed, method="eagle", num_speculative_tokens=2)),
+        (dense, sc(model=unnamed, method="eagle3", num_speculative_tokens=2)),
+        (dense, sc(model=unnamed, num_speculative_tokens=2)),
+        (dense, sc(model=unnamed, method="medusa", num_speculative_tokens=2)),
+        (dense, sc(model=unnamed, method="mtp", num_speculative_tokens=1)),
+        # draft models: same and another vocabulary, heads against TP, draft TP
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3)),
+        (dense, sc(model=small, num_speculative_tokens=3)),
+        (dense, sc(model=small, method="draft_model")),
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3) + ["-tp", "8"]),
+        (dense, sc(model=heads6, method="draft_model", num_speculative_tokens=3, draft_tensor_parallel_size=1)
+         + ["-tp", "4"]),
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3, max_model_len=5000)),
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3, max_model_len=4096)),
+        (dense, sc(model=vocab, method="draft_model", num_speculative_tokens=2)),
+        (dense, sc(model=vocab, num_speculative_tokens=2)),
+        (dense, sc(model=vocab, method="eagle", num_speculative_tokens=2)),
+        (dense, sc(model=heads6, method="draft_model", num_speculative_tokens=2) + ["-tp", "4"]),
+        (dense, sc(model=heads6, method="draft_model", num_speculative_tokens=2) + ["-tp", "2"]),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2) + ["-tp", "4"]),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=1)
+         + ["-tp", "4"]),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=2)
+         + ["-tp", "4"]),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=4)
+         + ["-tp", "4"]),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, max_model_len=12000)),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, max_model_len=6000)
+         + ["--max-model-len", "4096"]),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, tensor_parallel_size=2)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=3)
+         + ["-tp", "2"]),
+        # Medusa heads (no n_predict: the token count is required)
+        (dense, sc(model=medusa, method="medusa", num_speculative_tokens=2)),
+        (dense, sc(model=medusa, num_speculative_tokens=4)),
+        (dense, sc(model=medusa, method="medusa")),
+        (dense, sc(model=medusa, num_speculative_tokens=3) + ["-tp", "4"]),
+        (dense, sc(model=medusa, num_speculative_tokens=3) + ["-pp", "2"]),
+        (dense, sc(model=medusa, num_speculative_tokens=3, draft_tensor_parallel_size=2) + ["-tp", "4"]),
+        # MTP: the target's own layers (n_predict = num_nextn_predict_layers), or named as the draft
+        (mtp1, sc(method="mtp", num_speculative_tokens=1)),
+        (mtp1, sc(method="mtp", num_speculative_tokens=3)),
+        (mtp2, sc(method="mtp", num_speculative_tokens=3)),
+        (mtp2, sc(method="mtp", num_speculative_tokens=4)),
+        (mtp2, sc(method="deepseek_mtp", num_speculative_tokens=1)),
+        (mtp2, sc(method="mtp")),
+        (mtp1, sc(model=m + mtp2, num_speculative_tokens=3)),
+        (mtp1, sc(model=m + mtp2)),
+        (mtp1, sc(model=m + mtp1, method="mtp", num_speculative_tokens=2)),
+        (ds, sc(method="mtp", num_speculative_tokens=3)),
+        (ds, sc(model=m + ds, num_speculative_tokens=2)),
+        (mtp1, sc(model=m + mtp1, method="eagle", num_speculative_tokens=1)),
+        # the target itself as the draft
+        (dense, sc(model=m + dense, method="draft_model", num_speculative_tokens=2)),
+        (dense, sc(model=m + dense, num_speculative_tokens=2) + ["-tp", "2"]),
+        # field combinations of later releases (unknown keys before them)
+        (dense, sc(method="ngram", num_speculative_tokens=3, index_share_for_mtp_iteration=True)),
+        (mtp1, sc(method="mtp", num_speculative_tokens=1, index_share_for_mtp_iteration=False)),
+        (dense, sc(method="ngram", num_speculative_tokens=3, enable_adaptive_verification=True,
+                   use_local_argmax_reduction=True)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, draft_lm_head_quantization="fp8")),
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=2, draft_lm_head_quantization="fp8")),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic",
+                   synthetic_acceptance_rates=[0.9, 0.8, 0.5])),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic",
+                   synthetic_acceptance_rates=[0.9, 0.8])),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic",
+                   synthetic_acceptance_length=5.0)),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic")),
+        (dense, sc(method="ngram", num_speculative_tokens=3, synthetic_acceptance_length=2.0)),
+        (dense, sc(model=vocab, method="draft_model", num_speculative_tokens=2, use_heterogeneous_vocab=True)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, use_heterogeneous_vocab=True)),
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=2, use_heterogeneous_vocab=True,
+                   draft_sample_method="probabilistic")),
+        (dense, sc(method="ngram", num_speculative_tokens=1, rejection_sample_method="fly")),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="fly", fly_window_size=3)),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="fly")),
+        (dense, sc(method="custom_class", num_speculative_tokens=2)),
+        (dense, sc(method="extract_hidden_states", num_speculative_tokens=1)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, dspark_draft_topk=4)),
+    ]
+    return [(t, w, {}) for t, w in pool]
+
+
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "max_model_len": _max_model_len, "quantization": _quantization, "arch_hooks": _arch_hooks,
                   "json_options": _json_options, "hf_overrides": _hf_overrides,
                   "runner_convert": _runner_convert, "world_size": _world_size,
                   "spec_flags": _spec_flags, "json_text": _json_text, "v2_features": _v2_features,
-                  "validators": _validators, "mamba_quant": _mamba_quant,
+                  "validators": _validators, "mamba_quant": _mamba_quant, "speculative": _speculative,
                   "quant_schemes": _quant_schemes, "vllm_config": _vllm_config}
 MODEL_FAMILIES["subconfigs"] = corpus_subconfigs.subconfigs  # flag-built sub-configs (tools/corpus_subconfigs.py)
 MODEL_FAMILIES["serve_stage"] = corpus_serve_stage.serve_stage  # `vllm serve` itself (tools/corpus_serve_stage.py)

@@ -40,6 +40,8 @@ def oracle_case(case: dict) -> dict:
     argv = case["argv"]
     assert argv[:2] == ["vllm", "serve"]
     model_dir = MODELS_DIR / argv[2].split("/", 1)[1]
+    # other fixture folders named in the options (a draft model in --speculative-config)
+    argv = argv[:3] + [w.replace("{models}", str(MODELS_DIR)) for w in argv[3:]]
     if (model_dir / "vocab.json").exists():
         # a model that ships a tokenizer (Whisper: its processor needs one at config
         # time) is named with --model, so the oracle does not skip tokenizer init

@@ -19,7 +19,7 @@ REQUIRED_RELEASES = ("0.12.0", "pr29558", "0.33.0")
 FAMILIES = ("pp_arch", "multimodal", "lora", "max_model_len", "quantization", "arch_hooks",
             "json_options", "hf_overrides", "runner_convert",
             "world_size", "spec_flags", "json_text", "validators", "v2_features", "mamba_quant", "subconfigs",
-            "quant_schemes",
+            "quant_schemes", "speculative",
             "serve_stage", "vllm_config")
 
 

@@ -53,7 +53,8 @@ def test_async_scheduling_takes_the_methods_each_release_adds():
     gpu = ("--speculative-config", json.dumps({"method": "ngram_gpu", "num_speculative_tokens": 2,
                                                "prompt_lookup_max": 4}))
     assert _err("0.18.0", *gpu, "--async-scheduling") is None  # NgramGPUTypes joins at 0.18.0
-    draft = ("--speculative-config", json.dumps({"model": MODEL, "num_speculative_tokens": 2}))
+    # method named: before 0.17.0 a draft model that names no method is refused as method None
+    draft = ("--speculative-config", json.dumps({"model": MODEL, "method": "draft_model", "num_speculative_tokens": 2}))
     assert _err("0.16.0", *draft, "--async-scheduling") is None  # draft_model joins at 0.16.0
     assert _err("0.15.0", *draft, "--async-scheduling") == PYD + ASYNC.format("EAGLE/MTP") + "."
     assert _err("0.11.0", *NGRAM, "--async-scheduling") is None  # no such check yet

@@ -131,7 +131,7 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
     result = Resolution(source=deployment.source, target="pr29558" if target == PR29558 else "release",
                         vllm_version=release.version, resolved=None, vllm_error=None,
                         assumptions=list(deployment.assumptions), deployment=deployment)
-    state = State(release=release, gpu=gpu, env=env, model=None)
+    state = State(release=release, gpu=gpu, env=env, model=None, base_dir=deployment.base_dir)
     try:
         words = deployment.argv
         is_serve = len(words) >= 2 and os.path.basename(words[0]) == "vllm" and words[1] == "serve"

@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.resolve import dynamic_sd
+from vllm_preflight.resolve import speculative_checks as draft_checks
 from vllm_preflight.resolve.state import Refusal, State, option_json
 
 
@@ -287,8 +288,8 @@ def world_size_check(state: State, values: dict) -> None:
 # ------------------------------------------------------------------ speculative
 def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assumption]) -> None:
     """SpeculativeConfig: field constraints first (pydantic), then __post_init__, then
-    `_verify_args`. Draft-model methods need the draft model's own config, which is not
-    read: those are stated as assumptions, not checked."""
+    `_verify_args`. Draft-model methods read the draft model's own config
+    (resolve/speculative_checks.py)."""
     rec = value_facts(state)
     cls = "SpeculativeConfig"
     method = spec.get("method")
@@ -304,6 +305,7 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
                 raise _field(cls, name, f"Input should be greater than {bound['gt']}")
             if "ge" in bound and not v >= bound["ge"]:
                 raise _field(cls, name, f"Input should be greater than or equal to {bound['ge']}")
+        draft_checks.literal_fields(state, spec)  # rejection/draft sampling methods (0.18.0+ / 0.21.0+)
         if rec.get("spec_extra") == "forbid":
             known = set(rec.get("spec_fields") or ())
             extra = [k for k in spec if known and k not in known]
@@ -337,8 +339,12 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
     if model is None and n is not None:
         if method == "mtp":
             model = "(target)"
-        elif method in ("ngram", "[ngram]", "suffix", "ngram_gpu"):
-            model = method
+        elif method in ("ngram", "[ngram]", "suffix", "ngram_gpu") or (
+                method == "extract_hidden_states" and state.release.key >= (0, 17, 0)):
+            model = method  # extract_hidden_states: 0.17.0+ (speculative.py:369)
+        elif method == "custom_class" and state.release.key >= (0, 22, 0):  # speculative.py:569-576
+            raise _pyd(cls, "method='custom_class' requires 'model' to contain the custom proposer module "
+                            "path (e.g., 'my_module.MyProposer').")
         else:
             raise _pyd(cls, "num_speculative_tokens was provided but without speculative model.")
     if method is None and model in ("ngram", "[ngram]"):
@@ -358,12 +364,17 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
                                       "not installed (vLLM then refuses with ImportError)"))
         raise Refusal("ImportError", "Arctic Inference is required for suffix decoding. "
                                      "Install via `pip install arctic-inference==0.1.1`.")
-    elif model is not None:
-        assumptions.append(Assumption("speculative_config.model", model,
-                                      "not checked: the draft model's config is not read"))
-    if n is None:
-        raise _pyd(cls, "num_speculative_tokens must be provided with speculative model unless the draft "
-                        "model config contains an n_predict parameter.")
+    draft = None
+    if model is not None and method not in ("ngram", "[ngram]", "suffix", "ngram_gpu", "extract_hidden_states",
+                                            "custom_class"):
+        # the draft model's own config.json: resolve/speculative_checks.py
+        method, n, draft = draft_checks.draft_model_checks(state, spec, method, n, assumptions)
+        state.speculative_method_resolved = method
+        if n is not None and spec.get("num_speculative_tokens") is None:
+            spec["num_speculative_tokens"] = n  # n_predict's default, as the built config holds it
+    built = draft is not None or method in ("ngram", "[ngram]", "ngram_gpu", "custom_class", "extract_hidden_states")
+    draft_checks.post_init_tail(state, spec, method, True if built else (False if model is None else None))
+    draft_checks.verify_args(state, spec, method, n, draft)
 
 
 # ------------------------------------------------------------ VllmConfig.__post_init__

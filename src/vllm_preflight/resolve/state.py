@@ -47,6 +47,7 @@ class State:
     cc_given: set = field(default_factory=set)  # compilation fields the user set
     assumptions: list = field(default_factory=list)  # what a config check could not know (Assumption)
     kv_transfer: dict | None = None  # --kv-transfer-config as given
+    base_dir: str | None = None  # the deployment's folder: relative model paths (a draft model) are looked up there
     events: list[Event] = field(default_factory=list)
     logs: list[tuple[str, str]] = field(default_factory=list)  # (level, message) vLLM would log
     _once: set = field(default_factory=set)
