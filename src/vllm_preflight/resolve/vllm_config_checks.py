@@ -244,7 +244,7 @@ def _proton_eager(state: State, values: dict) -> None:
     if not _since(state, (0, 28, 0)) or _since(state, (0, 30, 0)) or _proton(values) is None:
         return
     given = state.cc.get("cudagraph_mode") if "cudagraph_mode" in state.cc_given else None
-    if state.model_cfg.get("enforce_eager") or str(given).upper() == "NONE":
+    if state.model_cfg.get("enforce_eager") or (given is not None and str(given).upper() == "NONE"):
         return
     raise _pyd("The Proton profiler requires CUDA graphs to be disabled. Use --enforce-eager or set "
                "--compilation-config.cudagraph_mode=none.")
