@@ -72,6 +72,9 @@ def serve_stage(v: tuple) -> Pool:
     if v < (0, 11, 1):  # the V0 engine, last in 0.11.0: no headless mode, a single API server
         v0 = {"VLLM_USE_V1": "0"}
         pool += [(dense, ["--headless"], v0), (dense, ["--api-server-count", "2"], v0)]
+    if (0, 17, 0) <= v < (0, 18, 0):  # 0.17.x: GPU pooling scores with one API server only
+        pool += [(dense, ["--use-gpu-for-pooling-score", "--api-server-count", "2"], {}),
+                 (moe, ["--use-gpu-for-pooling-score", "-dp", "2"], {}), (dense, ["--use-gpu-for-pooling-score"], {})]
     if v >= (0, 19, 0):  # elastic EP caps the API servers at one (ParallelConfig wants EPLB, sync from 0.33.0)
         pool.append((moe, ["-dp", "2", "--enable-expert-parallel", "--enable-eplb", "--enable-elastic-ep",
                            "--eplb-config", '{"use_async": false}'], lora))
