@@ -983,7 +983,8 @@ def _quant_schemes(v: tuple) -> Pool:
     (valid and invalid values of every field, each strategy, several schemes: W4A16, FP8
     channel/token, FP8 block, NVFP4, W8A8 int), sparsity and transform configs, config groups missing;
     Fp8Config's activation scheme and weight block size; Quark's export / kv-cache groups;
-    a torchao checkpoint; a bitsandbytes one stored as bfloat16; auto-round bits, keys, data type."""
+    a torchao checkpoint; a bitsandbytes one stored as bfloat16; auto-round bits, keys, data type; FP-Quant keys and
+    pseudoquantization."""
     models = ["qs-ct-w4a16-group128", "qs-ct-fp8-channel-token", "qs-ct-fp8-block", "qs-ct-nvfp4",
               "qs-ct-w8a8-int-channel-token", "qs-ct-num-bits-text", "qs-ct-num-bits-numeric-text",
               "qs-ct-num-bits-fraction", "qs-ct-type-unknown", "qs-ct-type-null", "qs-ct-type-upper-float",
@@ -1010,7 +1011,7 @@ def _quant_schemes(v: tuple) -> Pool:
               "qs-quark-kv-output-missing", "qs-quark-no-global-config", "qs-torchao-int4",
               "qs-ct-transform-hadamard", "qs-ct-transform-bad-location", "qs-ct-transform-missing-type",
               "qs-ct-transform-extra-key", "qs-bnb-4bit-storage-bf16", "qs-auto-round-5bit", "qs-auto-round-no-sym",
-              "qs-auto-round-no-bits"]
+              "qs-auto-round-no-bits", "qs-fp-quant-mxfp4", "qs-fp-quant-pseudo", "qs-fp-quant-no-method"]
     if v < (0, 27, 0):  # from 0.27.0 the supported data types are a set of strings, printed in hash order
         models.append("qs-auto-round-float-dtype")
     Q, D = "--quantization", "--dtype"
@@ -1019,6 +1020,8 @@ def _quant_schemes(v: tuple) -> Pool:
                      ("qs-fp8-static", [Q, "fp8"], {}), ("qs-fp8-block-static", [D, "float32"], {}),
                      ("qs-quark-fp8-kv", [Q, "quark"], {}), ("qs-quark-fp8-no-kv", [D, "float32"], {}),
                      ("qs-quark-no-global-config", [D, "float16"], {}), ("qs-torchao-int4", [Q, "torchao"], {})]
+    if v >= (0, 14, 0):  # FP-Quant is deprecated in later releases: past that check, its own
+        flagged.append(("qs-fp-quant-pseudo", ["--allow-deprecated-quantization"], {}))
     return flagged + [(m, [], {}) for m in models]
 
 

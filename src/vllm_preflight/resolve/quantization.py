@@ -708,6 +708,13 @@ def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
         _fp8(q, v)
     if cls_name == "QuarkConfig":
         _quark(q)
+    if cls_name == "FPQuantConfig":  # fp_quant.py from_config / __init__ (0.12.0:49-89; 0.23.0 drops pseudoquantization)
+        pseudo = v < (0, 23, 0)
+        for key in ["hadamard_group_size", "forward_dtype", "forward_method"] + (["pseudoquantization"] if pseudo else []) \
+                + ["modules_to_not_convert"]:
+            _get_from_keys(q, [key])
+        if pseudo and q["pseudoquantization"]:
+            raise _pyd("VllmConfig", "Pseudoquantization is not supported for vLLM")
     if cls_name in ("AutoRoundConfig", "INCConfig"):
         _auto_round(q, v)
     if cls_name == "BitsAndBytesConfig":  # bitsandbytes.py __init__ (0.12.0:60-63; until 0.27.x)
