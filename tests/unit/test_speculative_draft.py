@@ -101,3 +101,16 @@ def test_mlp_speculator_is_not_registered(tmp_path: Path):
     res = _run(str(MODELS / "llama-dense"), {"model": str(draft), "num_speculative_tokens": 3}, "0.12.0")
     assert res.vllm_error is not None and res.vllm_error.type == "ValidationError"
     assert "Model architectures ['MLPSpeculatorPreTrainedModel'] are not supported for now." in res.vllm_error.message
+
+
+@pytest.mark.parametrize("version,refused", [("0.21.0", True), ("0.29.0", False)])
+def test_method_medusa_loads_any_draft_as_medusa_from_0_25(version, refused):
+    """0.25.0 speculative.py ("Old-format Medusa checkpoints"): method "medusa" forces the draft's
+    model_type to medusa, so a llama head is taken (real 0.29.0 started with it); before, nothing
+    detects it and the method is unsupported (0.21.0 goldens: NotImplementedError)."""
+    res = _run(str(MODELS / "llama-dense"), {"model": str(MODELS / "spec-head-llama-unnamed"), "method": "medusa",
+                                              "num_speculative_tokens": 2}, version)
+    if refused:
+        assert res.vllm_error is not None and res.vllm_error.message == "Unsupported speculative method: 'medusa'"
+    else:
+        assert res.vllm_error is None

@@ -309,9 +309,11 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
         if rec.get("spec_extra") == "forbid":
             known = set(rec.get("spec_fields") or ())
             extra = [k for k in spec if known and k not in known]
-            if extra:
-                raise _field(cls, extra[0], f"Unexpected keyword argument [type=unexpected_keyword_argument, "
-                                            f"input_value={spec[extra[0]]!r}]")
+            if extra:  # pydantic counts every unknown key and shows the first
+                n_err = len(extra)
+                raise Refusal("ValidationError", f"{n_err} validation error{'s' if n_err > 1 else ''} for {cls}\n"
+                                                 f"{extra[0]}\n  Unexpected keyword argument [type=unexpected_keyword_"
+                                                 f"argument, input_value={spec[extra[0]]!r}]")
         if method in rec["mtp_methods"] and method != "mtp":
             method = "mtp"
     else:

@@ -49,7 +49,7 @@ _RULES: tuple[tuple[tuple, dict], ...] = (
         "detect_dflash": False,
         "synthetic": False, "hetero_vocab": False, "index_share": False, "adaptive_vs_local_argmax": False,
         "lm_head_quant": False, "fly": False, "hetero_no_local_argmax": False, "dspark_topk": False,
-        "custom_path": False,
+        "custom_path": False, "medusa_forced": False,
     }),
     ((0, 15, 0), {"unmatched": "unsupported_method", "tp_key_refused": True, "vocab_check": True}),
     ((0, 16, 0), {"aux_targets": ("llama", "qwen", "minicpm", "gpt_oss", "hunyuan_vl", "hunyuan_v1_dense",
@@ -70,7 +70,8 @@ _RULES: tuple[tuple[tuple, dict], ...] = (
                                   "afmoe", "nemotron_h", "deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25",
                                   "minimax_m2", "gemma4", "laguna")}),
     ((0, 22, 0), {"aux_methods": ()}),  # the target-family check left SpeculativeConfig
-    ((0, 25, 0), {"hetero_vocab": True}),  # use_heterogeneous_vocab
+    ((0, 25, 0), {"hetero_vocab": True,  # use_heterogeneous_vocab
+                  "medusa_forced": True}),  # method "medusa": model_type forced (0.25.0 speculative.py)
     ((0, 26, 0), {"custom_path": True}),  # _is_custom_proposer_path (0.33.0 speculative.py:1215)
     ((0, 28, 0), {"dspark_topk": True}),  # dspark_draft_topk only with DSpark (0.28.0 speculative.py:1089)
     ((0, 29, 0), {"index_share": True}),  # index_share_for_mtp_iteration
@@ -190,6 +191,8 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
         return method, n, None
     assumptions.append(Assumption("speculative_config.model", model, source))
     cfg = dict(facts.raw_config)
+    if r["medusa_forced"] and method == "medusa":
+        cfg["model_type"] = "medusa"  # 0.25.0+: method "medusa" loads any draft as MedusaConfig (hf_overrides)
     model_type = cfg.get("model_type")
     if not r["medusa_mlp"] and model_type in ("medusa", "mlp_speculator"):
         raise _pyd(TRANSFORMERS_UNKNOWN.format(model_type))
