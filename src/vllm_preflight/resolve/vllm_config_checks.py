@@ -73,13 +73,15 @@ def prefix_caching(state: State, values: dict) -> bool | None:
         return False
     if state.model_cfg.get("is_pooling"):
         return None
-    from vllm_preflight.resolve.model_hooks import _MAMBA_ARCHS, _SINCE, _is_hybrid
+    from vllm_preflight.resolve.model_hooks import _MAMBA_ARCHS, _is_hybrid
 
     arch = state.model.architecture if state.model is not None else ""
-    if arch in _MAMBA_ARCHS:
-        return False
+    if arch in _MAMBA_ARCHS:  # attention-free: on only while 0.11.x defaults to "not hybrid"
+        return not _since(state, (0, 12, 0))
     if _is_hybrid(state, arch):
-        return _since(state, _SINCE["hybrid_prefix_caching_default"])
+        # off by default until 0.28.0 (0.11.1 arg_utils.py:1847, 0.12.0-0.25.x
+        # is_prefix_caching_supported, 0.26.0-0.27.x "opt-in for now"; 0.28.0 arg_utils.py:2650)
+        return _since(state, (0, 28, 0))
     return True
 
 
