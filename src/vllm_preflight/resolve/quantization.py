@@ -33,8 +33,18 @@ VLLM_BATCH_INVARIANT skips awq_marlin; 0.21.0 humming refuses gpt-oss MXFP4; 0.2
 auto_gptq, online shorthands; 0.22.0 any "modelopt*" method is read as ModelOpt; 0.24.0 awq ->
 auto_awq, gguf gone; 0.26.0 legacy ModelOpt configs; 0.28.0 bitsandbytes gone; 0.30.0 GPTQ
 act-order refused (no-op act-order accepted by moe_wna16); 0.33.0 ModelOpt MIXED_PRECISION.
-Assumptions: the bitblas package is not installed (gptq_bitblas never claims a checkpoint,
-as on the oracle); a model folder holds no quantization file besides config.json; a
+The config classes' own from_config / __init__ checks on the checkpoint's config (by the
+class the release maps the method to): required keys; GPTQ/AWQ/AutoGPTQ/AutoAWQ bits; MoeWNA16;
+ModelOpt algo and field types; compressed-tensors config groups, QuantizationArgs, sparsity and
+transform configs (the compressed-tensors library's pydantic models, per pinned library
+version: resolve/compressed_tensors_args.py); Fp8Config's activation scheme and weight block
+size; Quark's export section and kv-cache groups (0.17.0-0.19.x also its global weight dtype,
+read by key after the dtype check); AutoRound/INC bits, keys, data type, packing format and
+backend (the latter three until 0.26.x; their sets of strings print in hash order in vLLM,
+shown here in source order); FP-Quant's keys and pseudoquantization (until 0.22.x);
+bitsandbytes 4-bit storage; torchao's import.
+Assumptions: the bitblas and torchao packages are not installed (gptq_bitblas never claims a
+checkpoint, a torchao checkpoint fails to import it, as on the oracle); a model folder holds no quantization file besides config.json; a
 checkpoint's config is otherwise valid for its method (only the refusals ported below).
 """
 from __future__ import annotations
