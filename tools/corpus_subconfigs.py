@@ -63,6 +63,11 @@ def subconfigs(v: tuple) -> Pool:
     add(dense, ["--gpu-memory-utilization", "0.95"])
     add(dense, ["--gpu-memory-utilization", "1.0001"])
     add(dense, ["--cpu-offload-gb=-1"])
+    for dest in ("gpu_memory_utilization", "cpu_offload_gb", "kv_cache_metrics_sample", "watermark"):
+        if has(dest):  # NaN fails every bound: pydantic-core names the first it checks (le, lt, ge, gt)
+            add(dense, ["--" + dest.replace("_", "-"), "nan"])
+    add(dense, ["--gpu-memory-utilization=-inf"])
+    add(dense, ["--cpu-offload-gb", "inf"])
     add(dense, ["--cpu-offload-gb", "2.5"])
     add(moe, ["--gpu-memory-utilization", "2", "--max-num-seqs", "0"])
     if has("mamba_block_size"):
@@ -178,7 +183,8 @@ def subconfigs(v: tuple) -> Pool:
         for cfg in ({"backend_per_kind": {"bogus": "FLASH_ATTN"}}, {"backend_per_kind": {"full_attention": "nope"}},
                     {"backend_per_kind": {"full_attention": "flashinfer", "mamba": "TRITON_ATTN"}},
                     {"backend_per_kind": {"sliding_window": "flash_attn", "Full_Attention": "FLASH_ATTN"}},
-                    {"backend_per_kind": {}}):
+                    {"backend_per_kind": {}}, {"backend_per_kind": {"full_attention": 5}}, {"backend_per_kind": ["x"]},
+                    {"backend_per_kind": {"mamba": "bogus", "nope": "x"}}, {"backend_per_kind": {"full_attention": "auto"}}):
             add(dense, [ac, json.dumps(cfg)])
     pkey = (jo["releases"].get(version) or {}).get("pooler_config")
     pfields = {f[0] for f in jo["classes"][pkey]["fields"]} if pkey else set()

@@ -208,10 +208,8 @@ def _fields(cls: dict, raw: Any, prefix: str, errors: list[_Error]) -> dict:
             from vllm_preflight.resolve import subconfig_checks
 
             enum = next((f[3] for f in cls["fields"] if f[0] == "backend"), None)
-            problem = subconfig_checks.backend_per_kind_problem(_STATE[-1], value, enum if isinstance(enum, dict)
-                                                                else None)
-            if problem:
-                errors.append(_Error(prefix + name, problem))
+            errors += [_Error(prefix + name + at, problem) for at, problem in subconfig_checks.backend_per_kind_errors(
+                _STATE[-1], value, enum if isinstance(enum, dict) else None)]
             out[name] = value
         elif custom is True or (custom == "none_ok" and value is None):
             out[name] = value  # its own validator: not modelled (or, wrapped, None passes)

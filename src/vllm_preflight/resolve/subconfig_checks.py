@@ -34,14 +34,15 @@ def _number(limit: float) -> str:
     return str(limit)
 
 
-_WORDS = (("gt", "greater than", "greater_than", lambda v, b: v > b),
-          ("ge", "greater than or equal to", "greater_than_equal", lambda v, b: v >= b),
+# pydantic-core's order (le, lt, ge, gt): it shows for NaN, which fails every comparison
+_WORDS = (("le", "less than or equal to", "less_than_equal", lambda v, b: v <= b),
           ("lt", "less than", "less_than", lambda v, b: v < b),
-          ("le", "less than or equal to", "less_than_equal", lambda v, b: v <= b))
+          ("ge", "greater than or equal to", "greater_than_equal", lambda v, b: v >= b),
+          ("gt", "greater than", "greater_than", lambda v, b: v > b))
 
 
 def _bound_error(value: Any, bounds: dict) -> str | None:
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
         return None
     for key, words, code, ok in _WORDS:
         if key in bounds and not ok(value, bounds[key]):
@@ -326,21 +327,30 @@ _KV_SPEC_KINDS = ((0, 26, 0), ("chunked_local_attention", "cross_attention", "en
                                "sliding_window_mla", "unknown"))  # vllm/v1/kv_cache_interface.py KVCacheSpecKind
 
 
-def backend_per_kind_problem(state: State, value: Any, enum: dict | None) -> str | None:
-    """AttentionConfig.backend_per_kind's before-validator (0.26.0; 0.33.0 config/attention.py:240-264):
-    each key a KVCacheSpecKind value, each string value an AttentionBackendEnum name (upper-cased).
-    Its ValueError, worded for pydantic; None when it passes (other shapes: not modelled)."""
+def backend_per_kind_errors(state: State, value: Any, enum: dict | None) -> list[tuple[str, str]]:
+    """AttentionConfig.backend_per_kind (0.26.0; 0.33.0 config/attention.py:240-264): its before-validator
+    wants each key a KVCacheSpecKind value and each string value an AttentionBackendEnum name
+    (upper-cased), a ValueError worded for pydantic; then pydantic's dict[str, AttentionBackendEnum]
+    (an object; a value that is no name is checked against the enum's values). (loc suffix, message)."""
     first, kinds = _KV_SPEC_KINDS
-    if state.release.key < first or not isinstance(value, dict):
-        return None
+    if state.release.key < first:
+        return []
+    if not isinstance(value, dict):
+        return [("", "Input should be an object")]
     for kind, backend in value.items():
         if kind not in kinds:
-            return (f"Value error, Unknown KV cache group kind '{kind}' in backend_per_kind. Valid kinds are: "
-                    f"{', '.join(sorted(kinds))}.")
+            message = (f"Value error, Unknown KV cache group kind '{kind}' in backend_per_kind. Valid kinds are: "
+                       f"{', '.join(sorted(kinds))}.")
+            return [("", message)]
         if isinstance(backend, str) and enum and backend.upper() not in enum["enum_names"]:
-            return (f"Value error, Unknown {enum['what']}: '{backend.upper()}'. Valid options are: "
-                    f"{', '.join(enum['enum_names'])}")
-    return None
+            message = (f"Value error, Unknown {enum['what']}: '{backend.upper()}'. Valid options are: "
+                       f"{', '.join(enum['enum_names'])}")
+            return [("", message)]
+    if not enum:
+        return []
+    shown = [repr(v) for v in enum["enum_values"]]
+    text = "Input should be " + (", ".join(shown[:-1]) + f" or {shown[-1]}" if len(shown) > 1 else shown[0])
+    return [(f".{kind}", text) for kind, backend in value.items() if not isinstance(backend, str)]
 
 
 def attention_post_init(cls: dict, cfg: dict) -> str | None:
