@@ -1246,6 +1246,7 @@ def _speculative(v: tuple) -> Pool:
         # MTP: the target's own layers (n_predict = num_nextn_predict_layers), or named as the draft
         (mtp1, sc(method="mtp", num_speculative_tokens=1)),
         (mtp1, sc(method="mtp", num_speculative_tokens=3)),
+        (mtp1, sc(method="mtp", num_speculative_tokens=1) + ["-pp", "2"]),  # the MTP class's PP support
         (mtp2, sc(method="mtp", num_speculative_tokens=3)),
         (mtp2, sc(method="mtp", num_speculative_tokens=4)),
         (mtp2, sc(method="deepseek_mtp", num_speculative_tokens=1)),

@@ -114,3 +114,18 @@ def test_method_medusa_loads_any_draft_as_medusa_from_0_25(version, refused):
         assert res.vllm_error is not None and res.vllm_error.message == "Unsupported speculative method: 'medusa'"
     else:
         assert res.vllm_error is None
+
+
+@pytest.mark.parametrize("version,refused", [("0.12.0", False), ("0.28.0", True), ("0.33.0", False)])
+def test_mtp_draft_runs_with_the_targets_pipeline_parallel_size_until_0_29(version, refused):
+    """The MTP draft is the class hf_config_override names (DeepSeekMTPModel) and its parallel config
+    copies the target's PP size until 0.29.x (0.33.0 speculative.py:1890-1913 uses 1): real 0.28.0
+    refused -pp 2 (DeepSeekMTPModel is not SupportsPP there), real 0.12.0 and 0.33.0 started."""
+    res = resolve(Deployment(argv=("vllm", "serve", str(MODELS / "spec-deepseek-v3-mtp1"), "--speculative-config",
+                                   json.dumps({"method": "mtp", "num_speculative_tokens": 1}), "-pp", "2"),
+                             source="t"), version)
+    if refused:
+        assert res.vllm_error is not None and res.vllm_error.type == "NotImplementedError"
+        assert res.vllm_error.message.startswith("Pipeline parallelism is not supported for this model.")
+    else:
+        assert res.vllm_error is None

@@ -139,6 +139,14 @@ def _mtp_conversion(state: State, cfg: dict) -> tuple[str, Any] | None:
     return new, cfg.get("num_nextn_predict_layers")
 
 
+# the class hf_config_override names for each MTP type (0.12.0-0.29.0 speculative.py, where the
+# draft still runs with the target's pipeline parallel size)
+_MTP_ARCH = {"deepseek_mtp": "DeepSeekMTPModel", "pangu_ultra_moe_mtp": "OpenPanguMTPModel", "ernie_mtp": "ErnieMTPModel",
+             "qwen3_next_mtp": "Qwen3NextMTP", "longcat_flash_mtp": "LongCatFlashMTPModel", "mimo_mtp": "MiMoMTPModel",
+             "glm4_moe_mtp": "Glm4MoeMTPModel", "glm4_moe_lite_mtp": "Glm4MoeLiteMTPModel",
+             "exaone_moe_mtp": "ExaoneMoeMTP"}
+
+
 def _mtp_types(state: State) -> set[str]:
     from vllm_preflight.resolve.config_checks import value_facts
 
@@ -282,7 +290,7 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
     # update_arch_ re-inspects it from 0.15.0)
     arch: str | None = archs[0] if archs else None
     if mtp is not None:
-        arch = None  # the MTP class hf_config_override names (its PP support is not recorded here)
+        arch = _MTP_ARCH.get(mtp[0])  # the MTP class hf_config_override names
     draft = {"heads": heads, "tp": dtp, "arch": arch, "vocab": text.get("vocab_size"), "is_moe": facts.is_moe,
              "pp": state.parallel.get("pipeline_parallel_size", 1) if r["draft_pp_is_target_pp"] else 1}
     return method, n, draft
