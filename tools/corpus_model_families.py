@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus_reasoning  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_serve_stage  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_subconfigs  # type: ignore[import-not-found]  # tools/ on sys.path
 from gen_corpus import vt
@@ -977,52 +978,126 @@ def _mamba_quant(v: tuple) -> Pool:
     return pool
 
 
-def _quant_schemes(v: tuple) -> Pool:
-    """Config-time validation of checkpoint quantization configs beyond the method: the
-    compressed-tensors library's QuantizationArgs for weights / input / output activations
-    (valid and invalid values of every field, each strategy, several schemes: W4A16, FP8
-    channel/token, FP8 block, NVFP4, W8A8 int), sparsity and transform configs, config groups missing;
-    Fp8Config's activation scheme and weight block size; Quark's export / kv-cache groups;
-    a torchao checkpoint; a bitsandbytes one stored as bfloat16; auto-round bits, keys, data type; FP-Quant keys and
-    pseudoquantization."""
-    models = ["qs-ct-w4a16-group128", "qs-ct-fp8-channel-token", "qs-ct-fp8-block", "qs-ct-nvfp4",
-              "qs-ct-w8a8-int-channel-token", "qs-ct-num-bits-text", "qs-ct-num-bits-numeric-text",
-              "qs-ct-num-bits-fraction", "qs-ct-type-unknown", "qs-ct-type-null", "qs-ct-type-upper-float",
-              "qs-ct-symmetric-invalid", "qs-ct-symmetric-text-yes", "qs-ct-group-size-negative",
-              "qs-ct-group-size-text", "qs-ct-group-size-zero", "qs-ct-group-size-float", "qs-ct-group-no-size",
-              "qs-ct-channel-with-group-size", "qs-ct-channel-minus-one", "qs-ct-strategy-unknown",
-              "qs-ct-strategy-upper", "qs-ct-strategy-number", "qs-ct-block-no-structure",
-              "qs-ct-structure-no-block", "qs-ct-block-structure-text", "qs-ct-block-structure-three",
-              "qs-ct-block-structure-word", "qs-ct-token-static", "qs-ct-tensor-group-no-size",
-              "qs-ct-dynamic-channel", "qs-ct-dynamic-local-tensor", "qs-ct-dynamic-text", "qs-ct-dynamic-two",
-              "qs-ct-actorder-weight-channel", "qs-ct-actorder-static-group", "qs-ct-actorder-unknown",
-              "qs-ct-actorder-number", "qs-ct-actorder-dynamic-channel", "qs-ct-actorder-false",
-              "qs-ct-scale-dtype", "qs-ct-scale-dtype-unknown", "qs-ct-zp-dtype-number", "qs-ct-observer-number",
-              "qs-ct-observer-kwargs-list", "qs-ct-extra-key", "qs-ct-float-16bit", "qs-ct-weights-list",
-              "qs-ct-input-acts-invalid", "qs-ct-input-acts-extra", "qs-ct-output-acts-invalid",
-              "qs-ct-output-acts-valid", "qs-ct-sparsity-24", "qs-ct-sparsity-no-format",
-              "qs-ct-sparsity-no-targets", "qs-ct-sparsity-targets-text", "qs-ct-no-config-groups",
-              "qs-ct-multi-errors", "qs-ct-targets-int", "qs-ct-int-quantized-fp8-weights-no-input",
-              "qs-ct-two-groups-second-bad",
-              "qs-fp8-no-activation-scheme", "qs-fp8-activation-unknown", "qs-fp8-static", "qs-fp8-block-three-dims",
-              "qs-fp8-block-static", "qs-fp8-block-int",
-              "qs-quark-fp8-kv", "qs-quark-fp8-no-kv", "qs-quark-no-export", "qs-quark-export-no-kv-group",
-              "qs-quark-kv-unmatched", "qs-quark-kv-output-differs", "qs-quark-kv-output-null",
-              "qs-quark-kv-output-missing", "qs-quark-no-global-config", "qs-torchao-int4",
-              "qs-ct-transform-hadamard", "qs-ct-transform-bad-location", "qs-ct-transform-missing-type",
-              "qs-ct-transform-extra-key", "qs-bnb-4bit-storage-bf16", "qs-auto-round-5bit", "qs-auto-round-no-sym",
-              "qs-auto-round-no-bits", "qs-fp-quant-mxfp4", "qs-fp-quant-pseudo", "qs-fp-quant-no-method"]
-    if v < (0, 27, 0):  # from 0.27.0 the supported data types are a set of strings, printed in hash order
-        models.append("qs-auto-round-float-dtype")
-    Q, D = "--quantization", "--dtype"
-    flagged: Pool = [("qs-ct-w4a16-group128", [Q, "compressed-tensors"], {}), ("qs-ct-fp8-block", [D, "float16"], {}),
-                     ("qs-ct-num-bits-text", [Q, "compressed-tensors"], {}), ("qs-ct-nvfp4", ["-O0"], {}),
-                     ("qs-fp8-static", [Q, "fp8"], {}), ("qs-fp8-block-static", [D, "float32"], {}),
-                     ("qs-quark-fp8-kv", [Q, "quark"], {}), ("qs-quark-fp8-no-kv", [D, "float32"], {}),
-                     ("qs-quark-no-global-config", [D, "float16"], {}), ("qs-torchao-int4", [Q, "torchao"], {})]
-    if v >= (0, 14, 0):  # FP-Quant is deprecated in later releases: past that check, its own
-        flagged.append(("qs-fp-quant-pseudo", ["--allow-deprecated-quantization"], {}))
-    return flagged + [(m, [], {}) for m in models]
+def _speculative(v: tuple) -> Pool:
+    """SpeculativeConfig with a draft model read from its own config.json: the method detected
+    from the draft (EAGLE/EAGLE-3 by folder name, Medusa, MLP speculator, MTP by model type, a
+    plain draft model; MLP speculators are left out: their class is in no release's registry and
+    the refusal lists the whole registry), n_predict defaulting and dividing num_speculative_tokens, the draft's
+    tensor parallel size and attention heads, max_model_len against the draft's and the target's,
+    EAGLE-3's target families (until 0.16.x), equal vocabularies for draft models (0.15.0+), a
+    `tensor_parallel_size` key (0.15.0+), and each rule without its trigger."""
+    m = "{models}/"
+    dense, ds, moe, qwen = "llama-dense", "deepseek-v3-moe", "mixtral-moe", "qwen3-moe"
+
+    def sc(**kw) -> list[str]:
+        return ["--speculative-config", json.dumps(kw)]
+
+    eagle, eagle3, unnamed = m + "spec-eagle-llama-head", m + "spec-eagle3-llama-head", m + "spec-head-llama-unnamed"
+    small, vocab, heads6 = m + "spec-draft-llama-small", m + "spec-draft-llama-vocab32000", m + "spec-draft-llama-6heads"
+    medusa = m + "spec-medusa-heads"
+    mtp1, mtp2 = "spec-deepseek-v3-mtp1", "spec-deepseek-v3-mtp2"
+    pool: list[tuple[str, list[str]]] = [
+        # EAGLE heads: method given, detected from the folder name, no token count
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3)),
+        (dense, sc(model=eagle, num_speculative_tokens=2)),
+        (dense, sc(model=eagle, method="eagle")),
+        (dense, sc(model=eagle, method="eagle3", num_speculative_tokens=2)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3) + ["-tp", "4"]),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3) + ["-pp", "2"]),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3, max_model_len=4096)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3, max_model_len=1024)),
+        (dense, sc(model=eagle, num_speculative_tokens=1) + ["--async-scheduling"]),
+        (dense, sc(model=eagle3, method="eagle3", num_speculative_tokens=3)),
+        (dense, sc(model=eagle3, num_speculative_tokens=4)),
+        (dense, sc(model=eagle3, num_speculative_tokens=2) + ["-tp", "2"]),
+        (ds, sc(model=eagle3, method="eagle3", num_speculative_tokens=2)),
+        (moe, sc(model=eagle3, num_speculative_tokens=2)),
+        (qwen, sc(model=eagle3, method="eagle3", num_speculative_tokens=2)),
+        (moe, sc(model=eagle, method="eagle", num_speculative_tokens=2)),
+        # a head whose name says nothing: the method decides
+        (dense, sc(model=unnamed, method="eagle", num_speculative_tokens=2)),
+        (dense, sc(model=unnamed, method="eagle3", num_speculative_tokens=2)),
+        (dense, sc(model=unnamed, num_speculative_tokens=2)),
+        (dense, sc(model=unnamed, method="medusa", num_speculative_tokens=2)),
+        (dense, sc(model=unnamed, method="mtp", num_speculative_tokens=1)),
+        # draft models: same and another vocabulary, heads against TP, draft TP
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3)),
+        (dense, sc(model=small, num_speculative_tokens=3)),
+        (dense, sc(model=small, method="draft_model")),
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3) + ["-tp", "8"]),
+        (dense, sc(model=heads6, method="draft_model", num_speculative_tokens=3, draft_tensor_parallel_size=1)
+         + ["-tp", "4"]),
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3, max_model_len=5000)),
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3, max_model_len=4096)),
+        (dense, sc(model=vocab, method="draft_model", num_speculative_tokens=2)),
+        (dense, sc(model=vocab, num_speculative_tokens=2)),
+        (dense, sc(model=vocab, method="eagle", num_speculative_tokens=2)),
+        (dense, sc(model=heads6, method="draft_model", num_speculative_tokens=2) + ["-tp", "4"]),
+        (dense, sc(model=heads6, method="draft_model", num_speculative_tokens=2) + ["-tp", "2"]),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2) + ["-tp", "4"]),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=1)
+         + ["-tp", "4"]),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=2)
+         + ["-tp", "4"]),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=4)
+         + ["-tp", "4"]),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, max_model_len=12000)),
+        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, max_model_len=6000)
+         + ["--max-model-len", "4096"]),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, tensor_parallel_size=2)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=3)
+         + ["-tp", "2"]),
+        # Medusa heads (no n_predict: the token count is required)
+        (dense, sc(model=medusa, method="medusa", num_speculative_tokens=2)),
+        (dense, sc(model=medusa, num_speculative_tokens=4)),
+        (dense, sc(model=medusa, method="medusa")),
+        (dense, sc(model=medusa, num_speculative_tokens=3) + ["-tp", "4"]),
+        (dense, sc(model=medusa, num_speculative_tokens=3) + ["-pp", "2"]),
+        (dense, sc(model=medusa, num_speculative_tokens=3, draft_tensor_parallel_size=2) + ["-tp", "4"]),
+        # MTP: the target's own layers (n_predict = num_nextn_predict_layers), or named as the draft
+        (mtp1, sc(method="mtp", num_speculative_tokens=1)),
+        (mtp1, sc(method="mtp", num_speculative_tokens=3)),
+        (mtp1, sc(method="mtp", num_speculative_tokens=1) + ["-pp", "2"]),  # the MTP class's PP support
+        (mtp2, sc(method="mtp", num_speculative_tokens=3)),
+        (mtp2, sc(method="mtp", num_speculative_tokens=4)),
+        (mtp2, sc(method="deepseek_mtp", num_speculative_tokens=1)),
+        (mtp2, sc(method="mtp")),
+        (mtp1, sc(model=m + mtp2, num_speculative_tokens=3)),
+        (mtp1, sc(model=m + mtp2)),
+        (mtp1, sc(model=m + mtp1, method="mtp", num_speculative_tokens=2)),
+        (ds, sc(method="mtp", num_speculative_tokens=3)),
+        (ds, sc(model=m + ds, num_speculative_tokens=2)),
+        (mtp1, sc(model=m + mtp1, method="eagle", num_speculative_tokens=1)),
+        # the target itself as the draft
+        (dense, sc(model=m + dense, method="draft_model", num_speculative_tokens=2)),
+        (dense, sc(model=m + dense, num_speculative_tokens=2) + ["-tp", "2"]),
+        # field combinations of later releases (unknown keys before them)
+        (dense, sc(method="ngram", num_speculative_tokens=3, index_share_for_mtp_iteration=True)),
+        (mtp1, sc(method="mtp", num_speculative_tokens=1, index_share_for_mtp_iteration=False)),
+        (dense, sc(method="ngram", num_speculative_tokens=3, enable_adaptive_verification=True,
+                   use_local_argmax_reduction=True)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, draft_lm_head_quantization="fp8")),
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=2, draft_lm_head_quantization="fp8")),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic",
+                   synthetic_acceptance_rates=[0.9, 0.8, 0.5])),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic",
+                   synthetic_acceptance_rates=[0.9, 0.8])),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic",
+                   synthetic_acceptance_length=5.0)),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic")),
+        (dense, sc(method="ngram", num_speculative_tokens=3, synthetic_acceptance_length=2.0)),
+        (dense, sc(model=vocab, method="draft_model", num_speculative_tokens=2, use_heterogeneous_vocab=True)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, use_heterogeneous_vocab=True)),
+        (dense, sc(model=small, method="draft_model", num_speculative_tokens=2, use_heterogeneous_vocab=True,
+                   draft_sample_method="probabilistic")),
+        (dense, sc(method="ngram", num_speculative_tokens=1, rejection_sample_method="fly")),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="fly", fly_window_size=3)),
+        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="fly")),
+        (dense, sc(method="custom_class", num_speculative_tokens=2)),
+        (dense, sc(method="extract_hidden_states", num_speculative_tokens=1)),
+        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, dspark_draft_topk=4)),
+    ]
+    return [(t, w, {}) for t, w in pool]
 
 
 def _vllm_config(v: tuple) -> Pool:
@@ -1166,127 +1241,52 @@ def _vllm_config(v: tuple) -> Pool:
                  ("quant-fp8-block-qwen3-moe", ep, {}), (dense, ["--all2all-backend", "moonep"], {})]
     return pool
 
-
-def _speculative(v: tuple) -> Pool:
-    """SpeculativeConfig with a draft model read from its own config.json: the method detected
-    from the draft (EAGLE/EAGLE-3 by folder name, Medusa, MLP speculator, MTP by model type, a
-    plain draft model; MLP speculators are left out: their class is in no release's registry and
-    the refusal lists the whole registry), n_predict defaulting and dividing num_speculative_tokens, the draft's
-    tensor parallel size and attention heads, max_model_len against the draft's and the target's,
-    EAGLE-3's target families (until 0.16.x), equal vocabularies for draft models (0.15.0+), a
-    `tensor_parallel_size` key (0.15.0+), and each rule without its trigger."""
-    m = "{models}/"
-    dense, ds, moe, qwen = "llama-dense", "deepseek-v3-moe", "mixtral-moe", "qwen3-moe"
-
-    def sc(**kw) -> list[str]:
-        return ["--speculative-config", json.dumps(kw)]
-
-    eagle, eagle3, unnamed = m + "spec-eagle-llama-head", m + "spec-eagle3-llama-head", m + "spec-head-llama-unnamed"
-    small, vocab, heads6 = m + "spec-draft-llama-small", m + "spec-draft-llama-vocab32000", m + "spec-draft-llama-6heads"
-    medusa = m + "spec-medusa-heads"
-    mtp1, mtp2 = "spec-deepseek-v3-mtp1", "spec-deepseek-v3-mtp2"
-    pool: list[tuple[str, list[str]]] = [
-        # EAGLE heads: method given, detected from the folder name, no token count
-        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3)),
-        (dense, sc(model=eagle, num_speculative_tokens=2)),
-        (dense, sc(model=eagle, method="eagle")),
-        (dense, sc(model=eagle, method="eagle3", num_speculative_tokens=2)),
-        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3) + ["-tp", "4"]),
-        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3) + ["-pp", "2"]),
-        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3, max_model_len=4096)),
-        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=3, max_model_len=1024)),
-        (dense, sc(model=eagle, num_speculative_tokens=1) + ["--async-scheduling"]),
-        (dense, sc(model=eagle3, method="eagle3", num_speculative_tokens=3)),
-        (dense, sc(model=eagle3, num_speculative_tokens=4)),
-        (dense, sc(model=eagle3, num_speculative_tokens=2) + ["-tp", "2"]),
-        (ds, sc(model=eagle3, method="eagle3", num_speculative_tokens=2)),
-        (moe, sc(model=eagle3, num_speculative_tokens=2)),
-        (qwen, sc(model=eagle3, method="eagle3", num_speculative_tokens=2)),
-        (moe, sc(model=eagle, method="eagle", num_speculative_tokens=2)),
-        # a head whose name says nothing: the method decides
-        (dense, sc(model=unnamed, method="eagle", num_speculative_tokens=2)),
-        (dense, sc(model=unnamed, method="eagle3", num_speculative_tokens=2)),
-        (dense, sc(model=unnamed, num_speculative_tokens=2)),
-        (dense, sc(model=unnamed, method="medusa", num_speculative_tokens=2)),
-        (dense, sc(model=unnamed, method="mtp", num_speculative_tokens=1)),
-        # draft models: same and another vocabulary, heads against TP, draft TP
-        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3)),
-        (dense, sc(model=small, num_speculative_tokens=3)),
-        (dense, sc(model=small, method="draft_model")),
-        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3) + ["-tp", "8"]),
-        (dense, sc(model=heads6, method="draft_model", num_speculative_tokens=3, draft_tensor_parallel_size=1)
-         + ["-tp", "4"]),
-        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3, max_model_len=5000)),
-        (dense, sc(model=small, method="draft_model", num_speculative_tokens=3, max_model_len=4096)),
-        (dense, sc(model=vocab, method="draft_model", num_speculative_tokens=2)),
-        (dense, sc(model=vocab, num_speculative_tokens=2)),
-        (dense, sc(model=vocab, method="eagle", num_speculative_tokens=2)),
-        (dense, sc(model=heads6, method="draft_model", num_speculative_tokens=2) + ["-tp", "4"]),
-        (dense, sc(model=heads6, method="draft_model", num_speculative_tokens=2) + ["-tp", "2"]),
-        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2) + ["-tp", "4"]),
-        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=1)
-         + ["-tp", "4"]),
-        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=2)
-         + ["-tp", "4"]),
-        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=4)
-         + ["-tp", "4"]),
-        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, max_model_len=12000)),
-        (dense, sc(model=heads6, method="eagle", num_speculative_tokens=2, max_model_len=6000)
-         + ["--max-model-len", "4096"]),
-        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, tensor_parallel_size=2)),
-        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, draft_tensor_parallel_size=3)
-         + ["-tp", "2"]),
-        # Medusa heads (no n_predict: the token count is required)
-        (dense, sc(model=medusa, method="medusa", num_speculative_tokens=2)),
-        (dense, sc(model=medusa, num_speculative_tokens=4)),
-        (dense, sc(model=medusa, method="medusa")),
-        (dense, sc(model=medusa, num_speculative_tokens=3) + ["-tp", "4"]),
-        (dense, sc(model=medusa, num_speculative_tokens=3) + ["-pp", "2"]),
-        (dense, sc(model=medusa, num_speculative_tokens=3, draft_tensor_parallel_size=2) + ["-tp", "4"]),
-        # MTP: the target's own layers (n_predict = num_nextn_predict_layers), or named as the draft
-        (mtp1, sc(method="mtp", num_speculative_tokens=1)),
-        (mtp1, sc(method="mtp", num_speculative_tokens=3)),
-        (mtp1, sc(method="mtp", num_speculative_tokens=1) + ["-pp", "2"]),  # the MTP class's PP support
-        (mtp2, sc(method="mtp", num_speculative_tokens=3)),
-        (mtp2, sc(method="mtp", num_speculative_tokens=4)),
-        (mtp2, sc(method="deepseek_mtp", num_speculative_tokens=1)),
-        (mtp2, sc(method="mtp")),
-        (mtp1, sc(model=m + mtp2, num_speculative_tokens=3)),
-        (mtp1, sc(model=m + mtp2)),
-        (mtp1, sc(model=m + mtp1, method="mtp", num_speculative_tokens=2)),
-        (ds, sc(method="mtp", num_speculative_tokens=3)),
-        (ds, sc(model=m + ds, num_speculative_tokens=2)),
-        (mtp1, sc(model=m + mtp1, method="eagle", num_speculative_tokens=1)),
-        # the target itself as the draft
-        (dense, sc(model=m + dense, method="draft_model", num_speculative_tokens=2)),
-        (dense, sc(model=m + dense, num_speculative_tokens=2) + ["-tp", "2"]),
-        # field combinations of later releases (unknown keys before them)
-        (dense, sc(method="ngram", num_speculative_tokens=3, index_share_for_mtp_iteration=True)),
-        (mtp1, sc(method="mtp", num_speculative_tokens=1, index_share_for_mtp_iteration=False)),
-        (dense, sc(method="ngram", num_speculative_tokens=3, enable_adaptive_verification=True,
-                   use_local_argmax_reduction=True)),
-        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, draft_lm_head_quantization="fp8")),
-        (dense, sc(model=small, method="draft_model", num_speculative_tokens=2, draft_lm_head_quantization="fp8")),
-        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic",
-                   synthetic_acceptance_rates=[0.9, 0.8, 0.5])),
-        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic",
-                   synthetic_acceptance_rates=[0.9, 0.8])),
-        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic",
-                   synthetic_acceptance_length=5.0)),
-        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="synthetic")),
-        (dense, sc(method="ngram", num_speculative_tokens=3, synthetic_acceptance_length=2.0)),
-        (dense, sc(model=vocab, method="draft_model", num_speculative_tokens=2, use_heterogeneous_vocab=True)),
-        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, use_heterogeneous_vocab=True)),
-        (dense, sc(model=small, method="draft_model", num_speculative_tokens=2, use_heterogeneous_vocab=True,
-                   draft_sample_method="probabilistic")),
-        (dense, sc(method="ngram", num_speculative_tokens=1, rejection_sample_method="fly")),
-        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="fly", fly_window_size=3)),
-        (dense, sc(method="ngram", num_speculative_tokens=3, rejection_sample_method="fly")),
-        (dense, sc(method="custom_class", num_speculative_tokens=2)),
-        (dense, sc(method="extract_hidden_states", num_speculative_tokens=1)),
-        (dense, sc(model=eagle, method="eagle", num_speculative_tokens=2, dspark_draft_topk=4)),
-    ]
-    return [(t, w, {}) for t, w in pool]
+def _quant_schemes(v: tuple) -> Pool:
+    """Config-time validation of checkpoint quantization configs beyond the method: the
+    compressed-tensors library's QuantizationArgs for weights / input / output activations
+    (valid and invalid values of every field, each strategy, several schemes: W4A16, FP8
+    channel/token, FP8 block, NVFP4, W8A8 int), sparsity and transform configs, config groups missing;
+    Fp8Config's activation scheme and weight block size; Quark's export / kv-cache groups;
+    a torchao checkpoint; a bitsandbytes one stored as bfloat16; auto-round bits, keys, data type; FP-Quant keys and
+    pseudoquantization."""
+    models = ["qs-ct-w4a16-group128", "qs-ct-fp8-channel-token", "qs-ct-fp8-block", "qs-ct-nvfp4",
+              "qs-ct-w8a8-int-channel-token", "qs-ct-num-bits-text", "qs-ct-num-bits-numeric-text",
+              "qs-ct-num-bits-fraction", "qs-ct-type-unknown", "qs-ct-type-null", "qs-ct-type-upper-float",
+              "qs-ct-symmetric-invalid", "qs-ct-symmetric-text-yes", "qs-ct-group-size-negative",
+              "qs-ct-group-size-text", "qs-ct-group-size-zero", "qs-ct-group-size-float", "qs-ct-group-no-size",
+              "qs-ct-channel-with-group-size", "qs-ct-channel-minus-one", "qs-ct-strategy-unknown",
+              "qs-ct-strategy-upper", "qs-ct-strategy-number", "qs-ct-block-no-structure",
+              "qs-ct-structure-no-block", "qs-ct-block-structure-text", "qs-ct-block-structure-three",
+              "qs-ct-block-structure-word", "qs-ct-token-static", "qs-ct-tensor-group-no-size",
+              "qs-ct-dynamic-channel", "qs-ct-dynamic-local-tensor", "qs-ct-dynamic-text", "qs-ct-dynamic-two",
+              "qs-ct-actorder-weight-channel", "qs-ct-actorder-static-group", "qs-ct-actorder-unknown",
+              "qs-ct-actorder-number", "qs-ct-actorder-dynamic-channel", "qs-ct-actorder-false",
+              "qs-ct-scale-dtype", "qs-ct-scale-dtype-unknown", "qs-ct-zp-dtype-number", "qs-ct-observer-number",
+              "qs-ct-observer-kwargs-list", "qs-ct-extra-key", "qs-ct-float-16bit", "qs-ct-weights-list",
+              "qs-ct-input-acts-invalid", "qs-ct-input-acts-extra", "qs-ct-output-acts-invalid",
+              "qs-ct-output-acts-valid", "qs-ct-sparsity-24", "qs-ct-sparsity-no-format",
+              "qs-ct-sparsity-no-targets", "qs-ct-sparsity-targets-text", "qs-ct-no-config-groups",
+              "qs-ct-multi-errors", "qs-ct-targets-int", "qs-ct-int-quantized-fp8-weights-no-input",
+              "qs-ct-two-groups-second-bad",
+              "qs-fp8-no-activation-scheme", "qs-fp8-activation-unknown", "qs-fp8-static", "qs-fp8-block-three-dims",
+              "qs-fp8-block-static", "qs-fp8-block-int",
+              "qs-quark-fp8-kv", "qs-quark-fp8-no-kv", "qs-quark-no-export", "qs-quark-export-no-kv-group",
+              "qs-quark-kv-unmatched", "qs-quark-kv-output-differs", "qs-quark-kv-output-null",
+              "qs-quark-kv-output-missing", "qs-quark-no-global-config", "qs-torchao-int4",
+              "qs-ct-transform-hadamard", "qs-ct-transform-bad-location", "qs-ct-transform-missing-type",
+              "qs-ct-transform-extra-key", "qs-bnb-4bit-storage-bf16", "qs-auto-round-5bit", "qs-auto-round-no-sym",
+              "qs-auto-round-no-bits", "qs-fp-quant-mxfp4", "qs-fp-quant-pseudo", "qs-fp-quant-no-method"]
+    if v < (0, 27, 0):  # from 0.27.0 the supported data types are a set of strings, printed in hash order
+        models.append("qs-auto-round-float-dtype")
+    Q, D = "--quantization", "--dtype"
+    flagged: Pool = [("qs-ct-w4a16-group128", [Q, "compressed-tensors"], {}), ("qs-ct-fp8-block", [D, "float16"], {}),
+                     ("qs-ct-num-bits-text", [Q, "compressed-tensors"], {}), ("qs-ct-nvfp4", ["-O0"], {}),
+                     ("qs-fp8-static", [Q, "fp8"], {}), ("qs-fp8-block-static", [D, "float32"], {}),
+                     ("qs-quark-fp8-kv", [Q, "quark"], {}), ("qs-quark-fp8-no-kv", [D, "float32"], {}),
+                     ("qs-quark-no-global-config", [D, "float16"], {}), ("qs-torchao-int4", [Q, "torchao"], {})]
+    if v >= (0, 14, 0):  # FP-Quant is deprecated in later releases: past that check, its own
+        flagged.append(("qs-fp-quant-pseudo", ["--allow-deprecated-quantization"], {}))
+    return flagged + [(m, [], {}) for m in models]
 
 
 MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
@@ -1294,10 +1294,12 @@ MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
                   "json_options": _json_options, "hf_overrides": _hf_overrides,
                   "runner_convert": _runner_convert, "world_size": _world_size,
                   "spec_flags": _spec_flags, "json_text": _json_text, "v2_features": _v2_features,
-                  "validators": _validators, "mamba_quant": _mamba_quant, "speculative": _speculative,
-                  "quant_schemes": _quant_schemes, "vllm_config": _vllm_config}
-MODEL_FAMILIES["subconfigs"] = corpus_subconfigs.subconfigs  # flag-built sub-configs (tools/corpus_subconfigs.py)
+                  "validators": _validators, "mamba_quant": _mamba_quant,
+                  "speculative": _speculative, "vllm_config": _vllm_config,
+                  "quant_schemes": _quant_schemes}
 MODEL_FAMILIES["serve_stage"] = corpus_serve_stage.serve_stage  # `vllm serve` itself (tools/corpus_serve_stage.py)
+MODEL_FAMILIES["subconfigs"] = corpus_subconfigs.subconfigs  # flag-built sub-configs (tools/corpus_subconfigs.py)
+MODEL_FAMILIES["reasoning_parser"] = corpus_reasoning.reasoning_parser  # tools/corpus_reasoning.py
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 

@@ -16,7 +16,7 @@ from vllm_preflight.model import Assumption, Deployment, Event, Resolution, Vllm
 from vllm_preflight.modelfacts import TextConfigNotAConfig, model_facts
 from vllm_preflight.releases import PR29558, Release, get_release
 from vllm_preflight.resolve import argv as argv_mod
-from vllm_preflight.resolve import engine, serve_checks, steps, subconfig_checks
+from vllm_preflight.resolve import engine, reasoning_config, serve_checks, steps, subconfig_checks
 from vllm_preflight.resolve.state import Refusal, State
 
 SERVE_WORDS = ("serve",)
@@ -162,6 +162,7 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         from vllm_preflight.resolve.config_checks import kv_connector_check_full_graphs
 
         kv_connector_check_full_graphs(state, parsed.values, state.assumptions)
+        reasoning_config.check(state, parsed.values, plugin_imported=serve_mode is not None)
         if serve_mode is not None:
             serve_checks.after_engine(state, parsed.values, serve_mode)
         result.resolved = resolved_view(state)
