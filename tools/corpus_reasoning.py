@@ -1,8 +1,8 @@
 """The `reasoning_parser` model family (tools/corpus_model_families.py): `--reasoning-parser`
 looked up when the engine config is built (src/vllm_preflight/resolve/reasoning_config.py).
 
-The fixture `reasoning-llama-think` ships a small tokenizer with `<think>`/`</think>`, since vLLM
-loads the tokenizer before the lookup. Registered parsers are built on that tokenizer, and some
+The fixture `reasoning-llama-think` ships a small tokenizer with `<think>`/`</think>` (and
+seed_oss's `<seed:think>` pair), since vLLM loads the tokenizer before the lookup. Registered parsers are built on that tokenizer, and some
 of them refuse a tokenizer without their own tokens (mistral's tool-call token, olmo3's, the
 `hf` and `beam` response templates on 0.33.0): that depends on the model's files, which the
 tool does not read, so the pool names only think-token parsers among the registered ones."""
