@@ -51,6 +51,10 @@ def _as_config(words: list[str], version: str) -> dict | None:
             i += 1
             continue
         if eq:
+            if val.startswith("-"):
+                # a config file hands vLLM `--key -1`, and argparse takes `-1` for an option (real
+                # 0.33.0 refuses it; `--key=-1` on the command line is a plain value)
+                return None
             out[key] = val
             i += 1
             continue
