@@ -19,7 +19,8 @@ REQUIRED_RELEASES = ("0.12.0", "pr29558", "0.33.0")
 FAMILIES = ("pp_arch", "multimodal", "lora", "max_model_len", "quantization", "arch_hooks",
             "json_options", "hf_overrides", "runner_convert",
             "world_size", "spec_flags", "json_text", "validators", "v2_features", "mamba_quant",
-            "serve_stage", "speculative", "subconfigs", "vllm_config", "quant_schemes", "reasoning_parser")
+            "serve_stage", "speculative", "subconfigs", "vllm_config", "quant_schemes", "quant_schemes_2", "reasoning_parser",
+            "vllm_config_2")
 
 
 def _load(path: Path) -> list[dict]:

@@ -5,15 +5,20 @@ Four hooks, in vLLM's order:
   `early`         right after ModelConfig.verify_with_parallel_config: the float KV cache dtype
                   (0.33.0), adaptive verification's method rule, routed experts (0.22.0-0.30.x),
                   sampling distribution / trace replay (0.28.0+ / 0.29.0+), NIXL with context
-                  parallelism (0.29.0+), Mamba stochastic rounding (0.20.0+);
+                  parallelism (0.29.0+), Mamba stochastic rounding (0.20.0+), DeepSeek V4.1
+                  Engram with DBO, watermarking with speculative decoding and HiSparse on
+                  Model Runner V1 (0.30.0+);
   `after_async`   after the async-scheduling block: the executor backend, the Proton profiler
                   without eager mode (0.28.0-0.29.x), --per-request-spec-decode-metrics (0.29.0+);
-  `before_runner` after the CUDA-graph sizes: KV-sharing fast prefill with EAGLE, the KV
+  `before_runner` after the CUDA-graph sizes: KV-sharing fast prefill with EAGLE, HiSparse's
+                  checks (0.30.0+), the speculative lookahead slots (0.33.0), the KV
                   interleave size against the block size (0.12.0-0.17.x);
   `after_runner`  after the model runners' validation: the Proton profiler (0.30.0+),
-                  batch-sharded sampling and adaptive verification (0.29.0+), MoonEP (0.31.0+),
+                  batch-sharded sampling and adaptive verification (0.29.0+), compile range
+                  points (0.13.0+), MoonEP (0.31.0+),
                   the AuxOutput connector (0.31.0+), an explicitly enabled hybrid KV cache
-                  manager (0.13.0+), KV connectors with expandable segments (0.21.0+); then the
+                  manager (0.13.0+), HiSparse without it (0.30.0+), KV connectors without
+                  sleep-mode support (0.33.0) or with expandable segments (0.21.0+); then the
                   model validators (NVFP4 KV cache with MLA, --mamba-block-size).
 Each rule is keyed by the first release that has it (read in each release's vllm/config/vllm.py
 and speculative.py); a rule's wording changes are keyed the same way.
@@ -96,6 +101,9 @@ def early(state: State, values: dict) -> None:
     _trace_replay(state, values)
     _nixl_context_parallel(state, values)
     _stochastic_rounding(state, values)
+    _engram_microbatching(state, values)
+    _watermarking(state, values)
+    _hisparse_runner(state, values)
 
 
 def _float_kv_cache(state: State, values: dict) -> None:
@@ -221,6 +229,101 @@ def _stochastic_rounding(state: State, values: dict) -> None:
                    "by not specifying `--enable-mamba-cache-stochastic-rounding`.")
 
 
+def _engram_microbatching(state: State, values: dict) -> None:
+    """0.30.0+ `_resolve_and_verify_engram_config` (0.33.0 config/vllm.py:1474): DeepSeek V4.1
+    with Engram layers refuses DBO and microbatching (--enable-dbo or --ubatch-size > 1)."""
+    if not _since(state, (0, 30, 0)) or state.model is None or state.model.architecture != "DeepseekV41ForCausalLM":
+        return
+    if not values.get("enable_dbo") and (values.get("ubatch_size") or 0) <= 1:
+        return
+    raw = state.model.raw_config or {}
+    text = raw.get("text_config")
+    if raw.get("engram_layer_ids") or (isinstance(text, dict) and text.get("engram_layer_ids")):
+        raise _pyd("DeepSeek V4.1 Engram does not support DBO or microbatching. Disable --enable-dbo and set "
+                   "--ubatch-size to 0.")
+
+
+def _watermarking(state: State, values: dict) -> None:
+    """0.30.0+ (0.30.0 `_check_watermarking_unsupported` config/vllm.py:1143, 0.32.0+
+    `_check_supports_watermarking`, 0.33.0 :1343-1400): a --watermark-config with speculative
+    decoding needs probabilistic draft sampling, standard rejection sampling, no parallel drafting
+    (but DSpark's; 0.33.0 also DFlash's), an EAGLE/EAGLE3/MTP/DSpark method (0.33.0 also DFlash)
+    and an algorithm that watermarks drafts unless target-only watermarking is allowed.
+    (0.33.0's DFlash candidate-head drafters are not checked: their draft architecture.)"""
+    wm = option_json(values, "watermark_config")
+    spec = _spec(values)
+    if not _since(state, (0, 30, 0)) or not isinstance(wm, dict) or spec is None:
+        return
+    if spec.get("draft_sample_method", "greedy") != "probabilistic":
+        raise _pyd("Speculative decoding with watermarking requires draft_sample_method='probabilistic'.")
+    if spec.get("rejection_sample_method", "standard") != "standard":
+        raise _pyd("Speculative decoding with watermarking requires rejection_sample_method='standard'.")
+    method = state.speculative_method_resolved or state.speculative_method or ""
+    parallel_ok = ("dflash", "dspark") if _since(state, (0, 33, 0)) else ("dspark",)
+    if spec.get("parallel_drafting") is True and method not in parallel_ok:
+        raise _pyd("Parallel speculative drafting is not supported with watermarking.")
+    if _since(state, (0, 33, 0)):
+        if method not in ("dflash", "dspark", "eagle", "eagle3", "mtp"):
+            raise _pyd("Watermarking supports only dflash, dspark, eagle, eagle3 and mtp speculative decoding.")
+    elif method not in ("dspark", "eagle", "eagle3", "mtp"):
+        raise _pyd("Watermarking supports only autoregressive model-based speculative decoding.")
+    algorithm = wm.get("algorithm", "gumbel")
+    if wm.get("allow_target_only_watermarking") is not True and algorithm != "dual_key_gumbel":
+        raise _pyd(f"The '{algorithm}' watermarking algorithm does not support speculative decoding. Set "
+                   "allow_target_only_watermarking=true to leave draft tokens unwatermarked.")
+
+
+def _hisparse(state: State, values: dict) -> bool:
+    """AttentionConfig.hisparse_config set (--attention-config), or a HiSparseConnector, which
+    turns it on (0.30.0+)."""
+    if not _since(state, (0, 30, 0)):
+        return False
+    ac = option_json(values, "attention_config")
+    if isinstance(ac, dict) and ac.get("hisparse_config") is not None:
+        return True
+    kv = _kv(values)
+    return kv is not None and _has_connector(kv, "HiSparseConnector")
+
+
+def _hisparse_runner(state: State, values: dict) -> None:
+    """0.30.0+ VllmConfig.use_v2_model_runner (0.33.0 config/vllm.py:732): HiSparse takes Model
+    Runner V2 and refuses VLLM_USE_V2_MODEL_RUNNER=0."""
+    env = state.env.get("VLLM_USE_V2_MODEL_RUNNER")
+    if env is None or not _hisparse(state, values):
+        return
+    try:
+        off = not bool(int(env))
+    except ValueError:
+        return  # vLLM's env reader fails on it; not modelled here
+    if off:
+        raise _pyd("HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0.")
+
+
+def hisparse_checks(state: State, values: dict) -> None:
+    """0.30.0+ (0.30.0 config/vllm.py:1640, 0.33.0 :1883-1911): HiSparse refuses PP, DCP,
+    cudagraph_mode FULL (0.32.0+), --no-scheduler-reserve-full-isl (0.31.0+) and a model whose
+    config has no index_topk. (Its CUDA-only check always passes here.)"""
+    if not _hisparse(state, values):
+        return
+    par = state.parallel
+    if par["pipeline_parallel_size"] > 1:
+        raise _pyd("HiSparse does not support pipeline parallelism.")
+    if (par.get("decode_context_parallel_size") or 1) > 1:
+        raise _pyd("HiSparse does not support decode context parallelism.")
+    if _since(state, (0, 32, 0)) and state.cc.get("cudagraph_mode") == "FULL":
+        raise _pyd("HiSparse does not support cudagraph_mode=FULL; use FULL_AND_PIECEWISE (the default), which "
+                   "captures FULL graphs for decode batches.")
+    if _since(state, (0, 31, 0)) and values.get("scheduler_reserve_full_isl") is False:
+        raise _pyd("HiSparse requires --scheduler-reserve-full-isl; remove --no-scheduler-reserve-full-isl.")
+    raw = (state.model.raw_config or {}) if state.model is not None else None
+    if raw is None:
+        return
+    text = raw.get("text_config")
+    flat = state.model is not None and state.model.architecture == "DeepseekV41ForCausalLM"
+    if "index_topk" not in raw and not (flat and isinstance(text, dict) and "index_topk" in text):
+        raise _pyd("HiSparse is only supported for DSA models with index_topk.")
+
+
 # ------------------------------------------------------------------------- after_async
 def after_async(state: State, values: dict) -> None:
     """The last check of the explicit async-scheduling block (the executor backend), then
@@ -290,7 +393,32 @@ def before_runner(state: State, values: dict) -> None:
     if _since(state, (0, 11, 1)) and values.get("kv_sharing_fast_prefill") and _use_eagle(state):
         raise _pyd("Fast prefill optimization for KV sharing is not compatible with EAGLE as EAGLE requires "
                    "correct logits for all tokens while fast prefill gives incorrect logits for prompt tokens.")
+    hisparse_checks(state, values)
+    _lookahead_slots(state, values)
     _cp_interleave(state, values)
+
+
+def _lookahead_slots(state: State, values: dict) -> None:
+    """0.33.0 `_set_max_num_scheduled_tokens` (config/vllm.py:2371): max_num_batched_tokens must
+    exceed VllmConfig.num_lookahead_tokens: num_speculative_tokens for EAGLE/EAGLE3/MTP and draft
+    models, one more for DFlash (DSpark: by its draft's sample_from_anchor, not checked; n-gram
+    and the others reserve none). Before 0.33.0 only parallel drafting reserved slots (not
+    modelled), and the max_num_scheduled_tokens <= 0 refusal is unreachable from flags there and
+    here (SchedulerConfig's ge=1; no drafting slots are subtracted without parallel drafting)."""
+    if not _since(state, (0, 33, 0)) or _spec(values) is None:
+        return
+    method = state.speculative_method_resolved or state.speculative_method or ""
+    k = state.num_speculative_tokens
+    if method == "dflash":
+        lookahead = k + 1
+    elif method in ("eagle", "eagle3", "mtp", "draft_model"):
+        lookahead = k
+    else:
+        return
+    mnbt = state.scheduler.get("max_num_batched_tokens")
+    if isinstance(mnbt, int) and lookahead and mnbt <= lookahead:
+        raise _pyd("VllmConfig does not have enough slots to schedule a token and support the speculative decoding "
+                   f"settings. Got max_num_batched_tokens={mnbt} and num_lookahead_tokens={lookahead}.")
 
 
 def _cp_interleave(state: State, values: dict) -> None:
@@ -337,9 +465,12 @@ def after_runner(state: State, values: dict) -> None:
     _profiler(state, values)
     _batch_sharded_sampling(state, values)
     _adaptive_verification(state, values)
+    _compile_range_endpoints(state, values)
     _moonep(state, values)
     _aux_output(state, values)
     _hybrid_kv_cache_manager(state, values)
+    _hisparse_hma(state, values)
+    _kv_sleep_mode(state, values)
     _kv_transfer_expandable_segments(state, values)
     _nvfp4_mla(state, values)
     _mamba_block_size(state, values)
@@ -408,6 +539,21 @@ def _profiler(state: State, values: dict) -> None:
     if pc.get("proton_graph_attribution") is not True:
         raise _pyd("Proton profiling with CUDA graphs requires proton_graph_attribution=True to capture replayed "
                    "kernels. Enable attribution or use --enforce-eager.")
+
+
+def _compile_range_endpoints(state: State, values: dict) -> None:
+    """0.13.0+ `_set_compile_ranges` asserts each point the user gave is positive (0.13.0-0.17.x
+    compile_ranges_split_points, "split point"; 0.18.0+ compile_ranges_endpoints, "endpoint";
+    0.33.0 config/vllm.py:2728), whatever the compilation mode."""
+    if not _since(state, (0, 13, 0)):
+        return
+    key, word = ("compile_ranges_endpoints", "endpoint") if _since(state, (0, 18, 0)) else \
+        ("compile_ranges_split_points", "split point")
+    points = state.cc.get(key) if key in state.cc_given else None
+    for x in points if isinstance(points, list) else []:
+        if isinstance(x, int) and not isinstance(x, bool) and x <= 0:
+            raise Refusal("ValidationError", "1 validation error for VllmConfig\n  Assertion failed, "
+                                             f"Invalid compile range {word}: {x}")
 
 
 def _moonep(state: State, values: dict) -> None:
@@ -544,6 +690,47 @@ def _hybrid_kv_cache_manager(state: State, values: dict) -> None:
             "--no-disable-hybrid-kv-cache-manager"
         raise _pyd("Hybrid KV cache manager was explicitly enabled but is not supported in this configuration. "
                    f"Consider omitting the {flag} flag to let vLLM decide automatically.")
+
+
+def _hisparse_hma(state: State, values: dict) -> None:
+    """0.30.0+ (0.33.0 config/vllm.py:2296): HiSparse needs the hybrid KV cache manager. Only an
+    explicit --disable-hybrid-kv-cache-manager is modelled (not a connector without HMA support
+    that turns the manager off)."""
+    if values.get("disable_hybrid_kv_cache_manager") is True and _hisparse(state, values):
+        raise _pyd("HiSparse requires the hybrid KV cache manager; remove --disable-hybrid-kv-cache-manager or use "
+                   "connectors that support HMA.")
+
+
+_MOONCAKE_NO_SLEEP_ENV = ("MC_FORCE_MNNVL", "MC_INTRANODE_NVLINK", "MC_USE_TENT", "MC_USE_TEV1")
+
+
+def _sleep_mode_ok(state: State, kv: dict) -> bool:
+    """KVConnectorBase_V1.supports_sleep_mode (0.33.0): yes by default; never for
+    MooncakeStoreConnector and MoRIIOConnector; MooncakeConnector only over RDMA (no NVLink / TENT
+    environment variable, mooncake_protocol rdma); a MultiConnector when all its children can."""
+    name = kv.get("kv_connector")
+    extra = kv.get("kv_connector_extra_config")
+    extra = extra if isinstance(extra, dict) else {}
+    if name in ("MooncakeStoreConnector", "MoRIIOConnector"):
+        return False
+    if name == "MooncakeConnector":
+        return not any(v in state.env for v in _MOONCAKE_NO_SLEEP_ENV) and \
+            extra.get("mooncake_protocol", "rdma") == "rdma"
+    if name == "MultiConnector":
+        children = extra.get("connectors")
+        return all(_sleep_mode_ok(state, c) for c in children if isinstance(c, dict)) \
+            if isinstance(children, list) else True
+    return True
+
+
+def _kv_sleep_mode(state: State, values: dict) -> None:
+    """0.33.0 `_verify_kv_transfer_compat` (config/vllm.py:1255-1267): with --enable-sleep-mode
+    the KV connector must follow sleep mode's KV cache remap."""
+    kv = _kv(values)
+    if not _since(state, (0, 33, 0)) or kv is None or kv.get("kv_connector") is None:
+        return
+    if values.get("enable_sleep_mode") and not _sleep_mode_ok(state, kv):
+        raise _pyd(f"{kv['kv_connector']} does not support sleep mode.")
 
 
 def _kv_transfer_expandable_segments(state: State, values: dict) -> None:
