@@ -624,6 +624,7 @@ def validate_v1_runner(state: State, values: dict) -> None:
     found = [text for feature, text in (
         ("pcp", "prefill context parallel"), ("async_pp", "pipeline parallelism with async scheduling"),
         ("dspark", "dspark speculative decoding"), ("adaptive", "adaptive draft verification"),
+        ("draft_lm_head_quant", "draft lm_head quantization"),
         ("batch_sharded", "batch-sharded sampling")) if feature in features and (
         (feature == "pcp" and (par.get("prefill_context_parallel_size") or 1) > 1)
         or (feature == "async_pp" and values.get("async_scheduling") and par["pipeline_parallel_size"] > 1)

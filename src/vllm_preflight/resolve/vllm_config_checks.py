@@ -454,8 +454,10 @@ def _cp_interleave(state: State, values: dict) -> None:
 
 def v1_features(state: State, values: dict) -> dict[str, bool]:
     """Features of _get_v1_model_runner_unsupported_features this module reads (0.29.0+):
-    adaptive draft verification, batch-sharded sampling."""
-    return {"adaptive": _adaptive(values), "batch_sharded": bool(values.get("enable_batch_sharded_sampling"))}
+    adaptive draft verification, batch-sharded sampling, a draft lm_head quantization (0.33.0)."""
+    spec = _spec(values)
+    return {"adaptive": _adaptive(values), "batch_sharded": bool(values.get("enable_batch_sharded_sampling")),
+            "draft_lm_head_quant": bool(spec and spec.get("draft_lm_head_quantization") is not None)}
 
 
 def after_runner(state: State, values: dict) -> None:
