@@ -87,7 +87,15 @@ def _nvfp4_quantized(state) -> bool:
         layers = quant.get("quantized_layers")
         return isinstance(layers, dict) and any(isinstance(info, dict) and info.get("quant_algo") == "NVFP4"
                                                 for info in layers.values())
-    return method == "compressed-tensors" and "nvfp4" in str(quant.get("format") or "").lower()
+    if method != "compressed-tensors":
+        return False
+    fmt = quant.get("format", "")
+    if not isinstance(fmt, str):  # `quant_config.get("format", "").lower()` (0.33.0 config/model.py:2319)
+        from vllm_preflight.resolve.state import Refusal
+
+        raise Refusal("AttributeError", f"'{'NoneType' if fmt is None else type(fmt).__name__}' object has no "
+                                        "attribute 'lower'")
+    return "nvfp4" in fmt.lower()
 
 
 def enable_allreduce_rms_fusion(state) -> bool:

@@ -42,7 +42,12 @@ size; Quark's export section and kv-cache groups (0.17.0-0.19.x also its global 
 read by key after the dtype check); AutoRound/INC bits, keys, data type, packing format and
 backend (the latter three until 0.26.x; their sets of strings print in hash order in vLLM,
 shown here in source order); FP-Quant's keys and pseudoquantization (until 0.22.x);
-bitsandbytes 4-bit storage; torchao's import.
+bitsandbytes 4-bit storage; torchao's import; ModelOpt's QUANT_ALGOS (0.14.0+ upper-cased, per
+release) and each class's own algo checks (FP8 0.14.0+, NVFP4 0.21.0+, MXFP8 serialized / fields
+0.16.0+ with MiniMax's layout 0.24.0+, MIXED_PRECISION layers 0.17.0+ and block sizes 0.30.0+); INC's
+group size, int / block-wise FP8 / MXFP scheme and raw activation checks (0.29.0+); the
+gptq_marlin_24 (until 0.15.x), hqq, rtn and deepspeedfp (until 0.14.x) constructors. Goldens of
+these: tests/golden/data/model_families/quant_schemes_2/.
 Assumptions: the bitblas and torchao packages are not installed (gptq_bitblas never claims a
 checkpoint, a torchao checkpoint fails to import it, as on the oracle); a model folder holds no quantization file besides config.json; a
 checkpoint's config is otherwise valid for its method (only the refusals ported below).
@@ -394,6 +399,9 @@ _REQUIRED_KEYS: dict[str, list[list[str]]] = {
     "AutoAWQConfig": [["w_bit", "bits"], ["q_group_size", "group_size"], ["zero_point"]],
     "AWQMarlinConfig": [["bits"], ["group_size"], ["zero_point"]],
     "MoeWNA16Config": [["quant_method"], ["bits"], ["group_size"]],
+    "GPTQMarlin24Config": [["bits"], ["group_size"]],  # until 0.15.x
+    "RTNConfig": [["bits"], ["group_size"]],  # until 0.14.x
+    "DeepSpeedFPConfig": [["bits"], ["group_size"]],  # until 0.14.x
 }
 # BitBLASConfig / GPTQBitBLASConfig import the bitblas package when built (0.12.0
 # bitblas.py:55-71); it is taken as not installed (as on the oracle)
@@ -626,8 +634,9 @@ def _auto_round(q: dict, v: tuple) -> None:
         _get_from_keys(q, keys)
     bits = q["bits"]
     late = v >= (0, 27, 0)
-    if late and (not isinstance(q["group_size"], int) or isinstance(q["group_size"], bool)):
-        return  # normalised first from 0.29.0: not read as written here
+    group = _inc_group(q["group_size"]) if v >= (0, 29, 0) else q["group_size"]
+    if late and not isinstance(group, (int, tuple)):
+        return  # 0.27.x-0.28.x: not read as written here
     values = (q.get("data_type", "int"), q.get("packing_format", "auto_round:auto_gptq"),
               q["backend"] if "backend" in q else q.get("vllm_backend", "auto"))
     for x in (bits,) + (() if late else values):
@@ -642,6 +651,8 @@ def _auto_round(q: dict, v: tuple) -> None:
         raise _pyd("VllmConfig", f"Unsupported weight_bits: {bits}, currently only support{'  ' if old else ' '}"
                                  f"{shown}{tail}")
     if late:
+        if v >= (0, 29, 0):
+            _inc_checks(q, bits, group)
         return
     dtype, fmt, backend = values
     if dtype != "int":
@@ -658,6 +669,81 @@ def _auto_round(q: dict, v: tuple) -> None:
                                  f"{_set_text(backends)}{tail}")
 
 
+def _inc_group(raw):
+    """INCConfigParser._normalize_group_size (0.29.0+, 0.33.0 inc/config_parser.py:217-237)."""
+    if isinstance(raw, (list, tuple)):
+        if len(raw) != 2 or not all(isinstance(x, int) for x in raw):
+            raise _pyd("VllmConfig", f"INC block-wise FP8 requires group_size to be a 2-D integer sequence, "
+                                     f"but found {raw!r}.")
+        return (raw[0], raw[1])
+    if not isinstance(raw, int):
+        raise _pyd("VllmConfig", f"INC group_size must be an int or a 2-D integer sequence, but found "
+                                 f"{'NoneType' if raw is None else type(raw).__name__}.")
+    return raw
+
+
+_INC_FORMATS = ("auto_round:auto_gptq", "auto_round:auto_awq", "auto_round:fp8", "auto_round:llm_compressor")
+_INC_BACKENDS = ("auto", "gptq", "gptq:marlin", "awq", "awq:marlin", "marlin")
+
+
+def _inc_assert(ok: bool, message: str) -> None:
+    if not ok:  # an AssertionError in INCConfig.__init__ / from_config, wrapped by pydantic
+        raise Refusal("ValidationError", f"1 validation error for VllmConfig\n  Assertion failed, {message}")
+
+
+def _inc_checks(q: dict, bits, group) -> None:
+    """INCConfig (0.29.0+, 0.33.0 inc/inc.py:163-255, 285-308): after the supported-set checks
+    (data type, packing format, backend: their sets print in hash order, so a value outside them
+    is left to vLLM here), the scheme's own checks -- int, block-wise FP8 ("fp"), MXFP -- then
+    the raw config's activation fields for block-wise FP8 and MXFP8."""
+    dtype = q.get("data_type", "int")
+    if not isinstance(dtype, str):
+        return
+    dtype = "fp" if dtype == "fp8" else dtype
+    fmt = q.get("packing_format")
+    if fmt is None:
+        fmt = ("auto_round:fp8" if dtype == "fp" and bits == 8 and isinstance(group, tuple)
+               else "auto_round:llm_compressor" if "mx_fp" in dtype else "auto_round:auto_gptq")
+    backend = q["backend"] if "backend" in q else q.get("vllm_backend", "auto")
+    if not isinstance(fmt, str) or not isinstance(backend, str):
+        return
+    if (dtype not in ("int", "mx_fp", "fp") and "mx_fp" not in dtype) or fmt not in _INC_FORMATS \
+            or backend not in _INC_BACKENDS:
+        return
+    sym = q.get("sym", True)
+    if dtype == "int":
+        _inc_assert(isinstance(group, int), f"INC int quantization requires scalar group_size, but found "
+                                            f"group_size={group!r}.")
+        _inc_assert(fmt in ("auto_round:auto_gptq", "auto_round:auto_awq"),
+                    "INC int quantization only supports packing_format in ['auto_round:auto_awq', "
+                    f"'auto_round:auto_gptq'], but found packing_format={fmt!r}.")
+    elif dtype in ("fp", "mx_fp"):
+        name, want = ("INC block-wise FP8", "auto_round:fp8") if dtype == "fp" else \
+            ("INC MXFP", "auto_round:llm_compressor")
+        if dtype == "fp":
+            _inc_assert(bits == 8, f"INC block-wise FP8 only supports bits=8, but found bits={bits}.")
+            _inc_assert(isinstance(group, tuple), f"INC block-wise FP8 requires a 2-D group_size, but found "
+                                                  f"group_size={group!r}.")
+        else:
+            _inc_assert(bits in (4, 8), f"INC MXFP only supports bits=4 or bits=8, but found bits={bits}.")
+            _inc_assert(group == 32, f"INC MXFP only supports group_size=32, but found group_size={group}.")
+        _inc_assert(bool(sym), f"{name} only supports symmetric weights.")
+        _inc_assert(fmt == want, f"{name} only supports packing_format={want!r}, but found {fmt!r}.")
+        _inc_assert(backend == "auto", f"{name} only supports backend='auto', but found backend={backend!r}.")
+    expected: dict = {}
+    if dtype == "fp" and isinstance(group, tuple):
+        name = "INC block-wise FP8"
+        expected = {"act_bits": 8, "act_group_size": group[0], "act_data_type": "fp", "act_sym": True,
+                    "act_dynamic": True, "activation_scheme": "dynamic", "fmt": "e4m3"}
+    elif "mx_fp" in dtype and bits == 8:
+        name = "INC MXFP8"
+        expected = {"act_bits": 8, "act_data_type": "mx_fp", "act_group_size": 32, "act_sym": True,
+                    "act_dynamic": True}
+    for key, want_value in expected.items():
+        actual = q.get(key, want_value)
+        _inc_assert(actual == want_value, f"{name} only supports {key}={want_value!r}, but found {key}={actual!r}.")
+
+
 def _quark_update(q: dict | None, v: tuple) -> None:
     """QuarkConfig.maybe_update_config (0.17.0-0.19.x, after the capability and dtype
     checks): every Quark checkpoint's global_quant_config.weight.dtype is read by key."""
@@ -670,6 +756,99 @@ def _quark_update(q: dict | None, v: tuple) -> None:
         if key not in node:
             raise Refusal("KeyError", repr(key))
         node = node[key]
+
+
+_MODELOPT_CLASSES = ("ModelOptFp8Config", "ModelOptNvFp4Config", "ModelOptMxFp8Config", "ModelOptMixedPrecisionConfig")
+# ModelOpt's QUANT_ALGOS by first release (modelopt.py; 0.30.0+ the LINEAR_ALGOS keys + MIXED_PRECISION)
+_MODELOPT_QUANT_ALGOS = (
+    ((0, 14, 0), ("FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO", "NVFP4")),
+    ((0, 16, 0), ("FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO", "NVFP4", "MXFP8")),
+    ((0, 17, 0), ("FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO", "NVFP4", "MXFP8", "MIXED_PRECISION")),
+    ((0, 21, 0), ("FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO", "NVFP4", "W4A16_NVFP4", "MXFP8",
+                  "MIXED_PRECISION")),
+)
+
+
+def _minimax_mxfp8(q: dict, v: tuple) -> bool:
+    """ModelOptMxFp8Config.from_config (0.24.0+, 0.33.0 modelopt.py:1245-1259): a config with
+    neither a `quantization` section nor a quant_algo is read as MXFP8 (MiniMax's layout)."""
+    return v >= (0, 24, 0) and "quantization" not in q and not q.get("quant_algo")
+
+
+def _modelopt_class(cls_name: str, q: dict, sub, algo: str, v: tuple) -> None:
+    """0.14.0+: the upper-cased algo against the release's QUANT_ALGOS (the base from_config),
+    then the class's own algo checks (0.33.0 modelopt.py:396-402, 430, 760, 1217, 1280, 1686, 1621)."""
+    algos = next(a for first, a in reversed(_MODELOPT_QUANT_ALGOS) if v >= first)
+    if algo not in algos:
+        raise _pyd("VllmConfig", f"ModelOpt currently only supports: {list(algos)} quantizations in vLLM. "
+                                 "Please check the `hf_quant_config.json` file for your model's quant "
+                                 "configuration.")
+    if cls_name == "ModelOptFp8Config" and algo not in _MODELOPT_FP8_ALGOS:  # 0.14.0+ __init__
+        raise _pyd("VllmConfig", f"Unsupported ModelOpt FP8 quant_algo for vLLM: {algo}. Supported: "
+                                 f"{' / '.join(_MODELOPT_FP8_ALGOS)}.")
+    if cls_name == "ModelOptNvFp4Config" and v >= (0, 21, 0) and algo not in ("NVFP4", "W4A16_NVFP4"):
+        raise _pyd("VllmConfig", f"Unsupported ModelOpt NVFP4 quant_algo: {algo}. Supported: NVFP4 / W4A16_NVFP4.")
+    if cls_name == "ModelOptMxFp8Config":  # 0.16.0+ _from_config, then __init__
+        if "MXFP8" in algo and isinstance(sub, dict):
+            missing = [f for f in ("kv_cache_quant_algo", "exclude_modules") if f not in sub]
+            if missing:
+                raise _pyd("VllmConfig", "MXFP8 quantization requires the following fields in "
+                                         f"hf_quant_config.json: {missing}")
+        if "MXFP8" not in algo:
+            raise _pyd("VllmConfig", "MXFP8 quantization requires a serialized checkpoint. "
+                                     "Dynamic quantization is not supported.")
+    if cls_name == "ModelOptMixedPrecisionConfig":  # 0.17.0+ _from_config, 0.30.0+ __init__
+        layers = sub.get("quantized_layers", {}) if isinstance(sub, dict) else q.get("quantized_layers", {})
+        if not layers:
+            raise _pyd("VllmConfig", "MIXED_PRECISION quant_algo requires a non-empty 'quantized_layers' "
+                                     "mapping in the quantization config.")
+        if v >= (0, 30, 0) and isinstance(layers, dict) and all(isinstance(x, dict) for x in layers.values()):
+            sizes = {x.get("group_size", 128) for x in layers.values()
+                     if isinstance(x.get("quant_algo", ""), str)
+                     and x.get("quant_algo", "").upper() in ("FP8_PB_WO", "FP8_BLOCK_SCALES")}
+            if len(sizes) > 1 and all(type(s) is int for s in sizes):
+                raise _pyd("VllmConfig", "MIXED_PRECISION currently requires all block-FP8 MoE layers to use "
+                                         f"one group_size, got {sorted(sizes)}.")
+
+
+def _removed_classes(cls_name: str, q: dict) -> None:
+    """The constructors of the methods removed in 0.15.0 (hqq, rtn, deepspeedfp) and 0.16.0
+    (gptq_marlin_24), as 0.12.0 has them: gptq_marlin_24.py:40-64, hqq_marlin.py:42-52 and
+    from_config :96-101, rtn.py:43-55, deepspeedfp.py:30-42."""
+    if cls_name == "HQQMarlinConfig":
+        node = q
+        for key in ("quant_config", "weight_quant_params"):
+            if not isinstance(node, dict):
+                return  # not read as written here: left to vLLM
+            if key not in node:
+                raise Refusal("KeyError", repr(key))
+            node = node[key]
+        if not isinstance(node, dict):
+            return
+        bits, group = _get_from_keys(node, ["nbits"]), _get_from_keys(node, ["group_size"])
+        if "skip_modules" not in q:
+            raise Refusal("KeyError", "'skip_modules'")
+        for ok, msg in ((group == 64, "The only supported HQQ group size is currently 64."),
+                        (bits == 4, "The only supported HQQ quantization bitsize is currently 4.")):
+            if not ok:
+                raise Refusal("ValidationError", f"1 validation error for VllmConfig\n  Assertion failed, {msg}")
+        return
+    bits, group = q["bits"], q["group_size"]
+    if isinstance(bits, (list, dict)):
+        return  # not read as written here: left to vLLM
+    if cls_name == "GPTQMarlin24Config":
+        if bits not in (4, 8) or isinstance(bits, bool):
+            raise _pyd("VllmConfig", "Marlin_24 does not support quant_type = None. Only weight_bits = "
+                                     "[ScalarType.uint4b8, ScalarType.uint8b128] are supported.")
+        if not isinstance(group, (list, dict)) and group not in (-1, 128):
+            raise _pyd("VllmConfig", f"Marlin_24 does not support group_size = {group}. Only group_sizes = "
+                                     "[-1, 128] are supported.")
+    if cls_name == "RTNConfig" and bits != 4 and bits != 8:
+        raise _pyd("VllmConfig", "Currently, only 4-bit or 8-bit weight quantization is supported for RTN, "
+                                 f"but got {bits} bits.")
+    if cls_name == "DeepSpeedFPConfig" and bits not in (6, 8):
+        raise _pyd("VllmConfig", "Currently, only 6-bit or 8-bit weight quantization are supported for "
+                                 f"DeepSpeed FP quantizaiton, but got {bits} bits.")
 
 
 def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
@@ -688,7 +867,7 @@ def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
             raise _pyd("VllmConfig", "moe_wna16 only support gptq and awq.")
     if cls_name in ("BitBLASConfig", "GPTQBitBLASConfig"):
         raise _pyd("VllmConfig", _BITBLAS_MISSING)
-    if cls_name in ("ModelOptFp8Config", "ModelOptNvFp4Config"):
+    if cls_name in _MODELOPT_CLASSES and (cls_name != "ModelOptMxFp8Config" or not _minimax_mxfp8(q, v)):
         # ModelOptQuantConfigBase.from_config (0.12.0 modelopt.py:208-271): the algo must be given;
         # before 0.14.0 it is compared as written with ["FP8", "NVFP4"] (upper-cased from 0.14.0,
         # against a longer list the overrides already keep to)
@@ -705,6 +884,8 @@ def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
             raise _pyd("VllmConfig", "ModelOpt currently only supports: ['FP8', 'NVFP4'] quantizations in vLLM. "
                                      "Please check the `hf_quant_config.json` file for your model's quant "
                                      "configuration.")
+        if v >= (0, 14, 0):
+            _modelopt_class(cls_name, q, sub, str(algo).upper(), v)
         if cls_name == "ModelOptNvFp4Config" and "NVFP4" in str(algo).upper() and isinstance(sub, dict):
             # ModelOptNvFp4Config._from_config (0.12.0 modelopt.py:876-889): the legacy layout
             # must name all three
@@ -712,6 +893,8 @@ def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
             if missing:
                 raise _pyd("VllmConfig", "NVFP4 quantization requires the following fields in "
                                          f"hf_quant_config.json: {missing}")
+    if cls_name in ("GPTQMarlin24Config", "HQQMarlinConfig", "RTNConfig", "DeepSpeedFPConfig"):
+        _removed_classes(cls_name, q)
     if cls_name == "CompressedTensorsConfig":
         _compressed_tensors_groups(q, v)
     if cls_name == "Fp8Config":
