@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from compare import deployment_of, mismatches, missing_logs, target_of
-from vllm_preflight.resolve import resolve
+from compare import mismatches, missing_logs, resolve_as_recorded
 
 DATA = Path(__file__).parent / "data" / "dynamic_spec"
 FILES = sorted(DATA.glob("*.jsonl"))
@@ -56,7 +55,7 @@ def test_0_24_goldens_show_the_first_release_rules():
 def test_dynamic_spec_agreement(path: Path):
     bad = []
     for g in _load(path):
-        res = resolve(deployment_of(g), target_of(g))
+        res = resolve_as_recorded(g)
         mm = mismatches(g, res) or [("log", m, None) for m in missing_logs(g, res)]
         if mm:
             bad.append((g["id"], mm[0], " ".join(g["argv"][3:]), g["env"]))
@@ -66,6 +65,6 @@ def test_dynamic_spec_agreement(path: Path):
 def test_no_dynamic_assumption_left():
     """The field is modelled now: no `not modelled` assumption is printed for it."""
     g = _load(DATA / "0.33.0.jsonl")[0]
-    res = resolve(deployment_of(g), target_of(g))
+    res = resolve_as_recorded(g)
     assert res.resolved is not None and res.assumptions
     assert not [a for a in res.assumptions if "per_batch_size" in a.fact]

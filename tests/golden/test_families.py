@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from compare import deployment_of, mismatches, target_of
-from vllm_preflight.resolve import resolve
+from compare import mismatches, resolve_as_recorded
 
 DATA = Path(__file__).parent / "data" / "families"
 FILES = sorted(DATA.glob("*.jsonl"))
@@ -39,7 +38,7 @@ def test_family_agreement(path: Path):
     assert all(c["oracle"]["platform_is_cuda"] for c in cases)
     bad = []
     for g in cases:
-        res = resolve(deployment_of(g), target_of(g))
+        res = resolve_as_recorded(g)
         mm = mismatches(g, res)
         if mm:
             bad.append((g["id"], g["axes"][0], mm[0], " ".join(g["argv"][3:]), g["env"]))
