@@ -130,10 +130,13 @@ def vllm_config_2(v: tuple) -> Pool:
                     f'{{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3{prob}}}'])
         add(dense, ["--watermark-config", gumbel, "--speculative-config",
                     '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3}'])
-    # the V1 runner's unsupported list: a draft lm_head quantization (0.33.0)
+    # the V1 runner's unsupported list: a draft lm_head quantization, Step5 (0.33.0)
     if v >= (0, 33, 0):
         lm = '{"method": "mtp", "num_speculative_tokens": 1, "draft_lm_head_quantization": "Q"}'
         for q, env in (("fp8", v1), ("fp8", v2), ("fp8", {}), ("nvfp4", v1)):
             add(ds, ["--speculative-config", lm.replace("Q", q)], env)
         add(ds, ["--speculative-config", '{"method": "mtp", "num_speculative_tokens": 1}'], v1)
+        for env in (v1, v2, {}):
+            add("vc2-step5-dense", [], env)
+        add("vc2-step5-dense", ["--enforce-eager"], v1)
     return pool

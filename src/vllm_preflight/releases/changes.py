@@ -342,8 +342,9 @@ CHANGES: list[tuple[str, dict]] = [
     ("0.29.0", {"v1_unsupported": ("pcp", "dspark", "adaptive", "batch_sharded")}),
     ("0.31.0", {"async_pp": "v1_runner_validate", "v1_unsupported": ("pcp", "async_pp", "dspark", "adaptive",
                                                                      "batch_sharded")}),
-    # 0.33.0 (config/vllm.py:3089-3151, :3119) adds a draft lm_head quantization (--speculative-config)
-    ("0.33.0", {"v1_unsupported": ("pcp", "async_pp", "dspark", "adaptive", "draft_lm_head_quant", "batch_sharded")}),
+    # 0.33.0 (config/vllm.py:3089-3151) adds a draft lm_head quantization (--speculative-config, :3119) and Step5
+    ("0.33.0", {"v1_unsupported": ("pcp", "async_pp", "dspark", "adaptive", "draft_lm_head_quant", "batch_sharded",
+                                   "step5")}),
     ("0.31.0", {
         "pipeline": PIPELINE_V0_31 + ("log_enabled_passes",), "capture_add_max_num_seqs": True,
         "enforce_eager_message": ("Enforce eager set, disabling torch.compile, CUDAGraphs, and JIT kernel "

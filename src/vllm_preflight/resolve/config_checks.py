@@ -625,7 +625,7 @@ def validate_v1_runner(state: State, values: dict) -> None:
         ("pcp", "prefill context parallel"), ("async_pp", "pipeline parallelism with async scheduling"),
         ("dspark", "dspark speculative decoding"), ("adaptive", "adaptive draft verification"),
         ("draft_lm_head_quant", "draft lm_head quantization"),
-        ("batch_sharded", "batch-sharded sampling")) if feature in features and (
+        ("batch_sharded", "batch-sharded sampling"), ("step5", "Step5")) if feature in features and (
         (feature == "pcp" and (par.get("prefill_context_parallel_size") or 1) > 1)
         or (feature == "async_pp" and values.get("async_scheduling") and par["pipeline_parallel_size"] > 1)
         or (feature == "dspark" and state.speculative_method == "dspark") or more.get(feature, False))]

@@ -454,10 +454,13 @@ def _cp_interleave(state: State, values: dict) -> None:
 
 def v1_features(state: State, values: dict) -> dict[str, bool]:
     """Features of _get_v1_model_runner_unsupported_features this module reads (0.29.0+):
-    adaptive draft verification, batch-sharded sampling, a draft lm_head quantization (0.33.0)."""
+    adaptive draft verification, batch-sharded sampling, a draft lm_head quantization and Step5
+    models (0.33.0)."""
     spec = _spec(values)
+    arch = state.model.architecture if state.model is not None else ""
     return {"adaptive": _adaptive(values), "batch_sharded": bool(values.get("enable_batch_sharded_sampling")),
-            "draft_lm_head_quant": bool(spec and spec.get("draft_lm_head_quantization") is not None)}
+            "draft_lm_head_quant": bool(spec and spec.get("draft_lm_head_quantization") is not None),
+            "step5": arch in ("Step5ForCausalLM", "Step5ForConditionalGeneration")}
 
 
 def after_runner(state: State, values: dict) -> None:
