@@ -90,8 +90,8 @@ def test_inc_scheme_checks_from_0_29():
 
 
 def test_removed_methods_constructors():
-    # rtn.py:49-53, deepspeedfp.py:37-42 (0.14.1; gone in 0.15.0), gptq_marlin_24.py:52-63 (0.15.1; gone in
-    # 0.16.0); deprecated from 0.14.0, so allowed explicitly
+    # rtn.py:62-66, deepspeedfp.py:37-42 (0.12.0; gone in 0.15.0), gptq_marlin_24.py:58-63 (0.12.0; gone in
+    # 0.16.0), the texts recorded on real 0.12.0; deprecated from 0.14.0, so allowed explicitly
     ok = "--allow-deprecated-quantization"
     assert _error("qs2-rtn-3bit", ok, target="0.14.1") == _value_error(
         "Currently, only 4-bit or 8-bit weight quantization is supported for RTN, but got 3 bits.")

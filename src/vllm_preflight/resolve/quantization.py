@@ -813,8 +813,8 @@ def _modelopt_class(cls_name: str, q: dict, sub, algo: str, v: tuple) -> None:
 
 def _removed_classes(cls_name: str, q: dict) -> None:
     """The constructors of the methods removed in 0.15.0 (hqq, rtn, deepspeedfp) and 0.16.0
-    (gptq_marlin_24), as 0.12.0 has them: gptq_marlin_24.py:40-64, hqq_marlin.py:42-52 and
-    from_config :96-101, rtn.py:43-55, deepspeedfp.py:30-42."""
+    (gptq_marlin_24), as 0.12.0 has them: gptq_marlin_24.py:38-63 / 109-112, hqq_marlin.py:44-55 /
+    85-90, rtn.py:54-66 / 94-97, deepspeedfp.py:27-42 / 55-58."""
     if cls_name == "HQQMarlinConfig":
         node = q
         for key in ("quant_config", "weight_quant_params"):
