@@ -40,8 +40,12 @@ _MODELS = ["qs2-ct-nvfp4-format-null", "qs2-ct-nvfp4-format-int", "qs2-ct-nvfp4-
 def quant_schemes_2(v: tuple) -> Pool:
     Q = "--quantization"
     pool: Pool = [(m, [], {}) for m in _MODELS]
-    if v >= (0, 29, 0):  # before 0.29.0 an int checkpoint's unknown packing format prints a set in hash order
-        pool += [("qs2-inc-int-fp8-format", [], {}), ("qs2-inc-int-llmc-format", [], {})]
+    # an int checkpoint's packing format outside the release's set prints that set in hash order:
+    # llm_compressor is in it from 0.27.0, fp8 from 0.29.0
+    if v >= (0, 27, 0):
+        pool += [("qs2-inc-int-llmc-format", [], {}), ("qs2-inc-mxfp8-quanted-input", [], {})]
+    if v >= (0, 29, 0):
+        pool += [("qs2-inc-int-fp8-format", [], {})]
     pool += [("qs2-ct-nvfp4-format-null", ["-O0"], {}), ("qs2-ct-nvfp4-format-null", ["-O3"], {}),
              ("qs2-ct-nvfp4-format-int", ["--enforce-eager"], {}),
              ("qs2-ct-nvfp4-format-null", ["-cc", '{"custom_ops": ["+silu_and_mul"]}'], {}),

@@ -86,7 +86,23 @@ def test_inc_scheme_checks_from_0_29():
     want = ("ValidationError", "1 validation error for VllmConfig\n  Assertion failed, INC MXFP only supports "
                                "group_size=32, but found group_size=64.")
     assert _error("qs2-inc-mxfp8-group-64", target="0.29.0") == want
-    assert _error("qs2-inc-mxfp8-group-64", target="0.28.0") is None  # 0.28.0's own MXFP8 checks: not ported
+    assert _error("qs2-inc-mxfp8-quanted-input", target="0.29.0") is None  # no longer read
+
+
+def test_inc_mxfp8_checks_0_27_to_0_28():
+    # 0.28.0 inc/inc.py:126-166 (0.27.0 the same)
+    def assertion(text: str) -> tuple[str, str]:
+        return "ValidationError", f"1 validation error for VllmConfig\n  Assertion failed, {text}"
+
+    assert _error("qs2-inc-mxfp8-group-64", target="0.27.0") == assertion(
+        "INC MXFP8 only supports group_size=32, but found group_size=64.")
+    assert _error("qs2-inc-mxfp8-quanted-input", target="0.28.0") == assertion(
+        "INC MXFP8 only supports enable_quanted_input=False, but found enable_quanted_input=True.")
+    assert _error("qs2-inc-int-llmc-format", target="0.28.0") == _value_error(
+        "packing_format='auto_round:llm_compressor' requires an 'mx_fp' data_type.")
+    assert _error("qs2-inc-fp8-block-4bit", target="0.28.0") is None or "data_type" in _error(
+        "qs2-inc-fp8-block-4bit", target="0.28.0")[1]  # "fp" is not a 0.28.0 data type (set in hash order)
+    assert _error("qs2-inc-mxfp8-group-64", target="0.26.0") is not None  # mx_fp is no 0.26.0 data type
 
 
 def test_removed_methods_constructors():

@@ -45,7 +45,8 @@ shown here in source order); FP-Quant's keys and pseudoquantization (until 0.22.
 bitsandbytes 4-bit storage; torchao's import; ModelOpt's QUANT_ALGOS (0.14.0+ upper-cased, per
 release) and each class's own algo checks (FP8 0.14.0+, NVFP4 0.21.0+, MXFP8 serialized / fields
 0.16.0+ with MiniMax's layout 0.24.0+, MIXED_PRECISION layers 0.17.0+ and block sizes 0.30.0+); INC's
-group size, int / block-wise FP8 / MXFP scheme and raw activation checks (0.29.0+); the
+group size, int / block-wise FP8 / MXFP scheme and raw activation checks (0.29.0+; MXFP8 only in
+0.27.0-0.28.x); the
 gptq_marlin_24 (until 0.15.x), hqq, rtn and deepspeedfp (until 0.14.x) constructors. Goldens of
 these: tests/golden/data/model_families/quant_schemes_2/.
 Assumptions: the bitblas and torchao packages are not installed (gptq_bitblas never claims a
@@ -653,6 +654,8 @@ def _auto_round(q: dict, v: tuple) -> None:
     if late:
         if v >= (0, 29, 0):
             _inc_checks(q, bits, group)
+        else:
+            _inc_mxfp8_checks(q, bits, group)
         return
     dtype, fmt, backend = values
     if dtype != "int":
@@ -689,6 +692,34 @@ _INC_BACKENDS = ("auto", "gptq", "gptq:marlin", "awq", "awq:marlin", "marlin")
 def _inc_assert(ok: bool, message: str) -> None:
     if not ok:  # an AssertionError in INCConfig.__init__ / from_config, wrapped by pydantic
         raise Refusal("ValidationError", f"1 validation error for VllmConfig\n  Assertion failed, {message}")
+
+
+def _inc_mxfp8_checks(q: dict, bits, group) -> None:
+    """INCConfig (0.27.0-0.28.x, 0.28.0 inc/inc.py:126-166): after the supported-set checks (left
+    to vLLM, as in `_inc_checks`), an MXFP8 checkpoint's group size, symmetry, packing format,
+    backend and raw activation fields; the MXFP8 packing format needs an mx_fp data type."""
+    dtype = q.get("data_type", "int")
+    fmt = q.get("packing_format", "auto_round:auto_gptq")
+    backend = q["backend"] if "backend" in q else q.get("vllm_backend", "auto")
+    if not all(isinstance(x, str) for x in (dtype, fmt, backend)):
+        return
+    if (dtype not in ("int", "mx_fp") and "mx_fp" not in dtype) or fmt not in _INC_FORMATS[:2] + _INC_FORMATS[3:] \
+            or backend not in _INC_BACKENDS:
+        return
+    mxfp8 = "mx_fp" in dtype and bits == 8
+    if mxfp8:
+        _inc_assert(group == 32, f"INC MXFP8 only supports group_size=32, but found group_size={group}.")
+        _inc_assert(bool(q["sym"]), "INC MXFP8 only supports symmetric weights.")
+        _inc_assert(fmt == "auto_round:llm_compressor", "INC MXFP8 only supports packing_format="
+                                                        f"'auto_round:llm_compressor', but found {fmt!r}.")
+        _inc_assert(backend == "auto", f"INC MXFP8 only supports backend='auto', but found backend={backend!r}.")
+    elif fmt == "auto_round:llm_compressor" and "mx_fp" not in dtype:
+        raise _pyd("VllmConfig", "packing_format='auto_round:llm_compressor' requires an 'mx_fp' data_type.")
+    if mxfp8:
+        for key, want in {"act_bits": 8, "act_data_type": "mx_fp", "act_group_size": 32, "act_sym": True,
+                          "act_dynamic": True, "enable_quanted_input": False}.items():
+            actual = q.get(key, want)
+            _inc_assert(actual == want, f"INC MXFP8 only supports {key}={want!r}, but found {key}={actual!r}.")
 
 
 def _inc_checks(q: dict, bits, group) -> None:
