@@ -23,6 +23,7 @@ import corpus_reasoning  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_serve_stage  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_subconfigs  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_vllm_config2  # type: ignore[import-not-found]  # tools/ on sys.path
+import corpus_vllm_config3  # type: ignore[import-not-found]  # tools/ on sys.path
 from gen_corpus import vt
 
 Pool = list[tuple[str, list[str], dict]]
@@ -1304,6 +1305,7 @@ MODEL_FAMILIES["subconfigs"] = corpus_subconfigs.subconfigs  # flag-built sub-co
 MODEL_FAMILIES["quant_schemes_2"] = corpus_quant2.quant_schemes_2  # tools/corpus_quant2.py
 MODEL_FAMILIES["reasoning_parser"] = corpus_reasoning.reasoning_parser  # tools/corpus_reasoning.py
 MODEL_FAMILIES["vllm_config_2"] = corpus_vllm_config2.vllm_config_2  # tools/corpus_vllm_config2.py
+MODEL_FAMILIES["vllm_config_3"] = corpus_vllm_config3.vllm_config_3  # tools/corpus_vllm_config3.py
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 

@@ -20,6 +20,7 @@ from vllm_preflight.resolve import (
     multimodal_checks,
     quantization,
     subconfig_checks,
+    vllm_config_checks,
 )
 from vllm_preflight.resolve.argv import ParsedArgs
 from vllm_preflight.resolve.state import Refusal, State
@@ -87,6 +88,7 @@ def build_parallel_config(state: State, values: dict) -> None:
         "pipeline_parallel_size": values.get("pipeline_parallel_size", 1) or 1,
         "enable_expert_parallel": bool(values.get("enable_expert_parallel", False)),
         "enable_dbo": bool(values.get("enable_dbo", False)),
+        "ubatch_size": values.get("ubatch_size") or 0,  # 0.14.0+
         "decode_context_parallel_size": values.get("decode_context_parallel_size", 1) or 1,
         "prefill_context_parallel_size": values.get("prefill_context_parallel_size", 1) or 1,
     })
@@ -167,6 +169,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     config_checks.parallel_checks(state, v)
     json_options.after_parallel(state, v)
     config_checks.executor_backend_check(state, v, state.assumptions)
+    vllm_config_checks.dbo_thresholds(state, v)  # ParallelConfig._verify_args' last check (0.30.0+)
     # --- scheduler defaults (usage context: the OpenAI API server)
     big = state.gpu.memory_gib >= 70 and "a100" not in state.gpu.device_name.lower()
     chunked = v.get("enable_chunked_prefill")

@@ -288,8 +288,11 @@ def _hisparse(state: State, values: dict) -> bool:
 def _hisparse_runner(state: State, values: dict) -> None:
     """0.30.0+ VllmConfig.use_v2_model_runner (0.33.0 config/vllm.py:732): HiSparse takes Model
     Runner V2 and refuses VLLM_USE_V2_MODEL_RUNNER=0."""
+    if not _hisparse(state, values):
+        return
+    state.model_cfg["hisparse"] = True  # runtime._runner: V2 whatever the features
     env = state.env.get("VLLM_USE_V2_MODEL_RUNNER")
-    if env is None or not _hisparse(state, values):
+    if env is None:
         return
     try:
         off = not bool(int(env))
@@ -322,6 +325,21 @@ def hisparse_checks(state: State, values: dict) -> None:
     flat = state.model is not None and state.model.architecture == "DeepseekV41ForCausalLM"
     if "index_topk" not in raw and not (flat and isinstance(text, dict) and "index_topk" in text):
         raise _pyd("HiSparse is only supported for DSA models with index_topk.")
+
+
+def dbo_thresholds(state: State, values: dict) -> None:
+    """0.30.0+ ParallelConfig._verify_args, last (0.30.0 config/parallel.py:1090-1100, 0.33.0
+    :1178-1187): with microbatching on, both DBO token thresholds (defaults 32 and 512) must be
+    at least the number of microbatches (2 with DBO, else --ubatch-size)."""
+    from vllm_preflight.resolve.steps.checks import use_ubatching
+
+    if not _since(state, (0, 30, 0)) or not use_ubatching(state):
+        return
+    n = 2 if state.parallel["enable_dbo"] else state.parallel["ubatch_size"]
+    decode, prefill = values.get("dbo_decode_token_threshold"), values.get("dbo_prefill_token_threshold")
+    if min(32 if decode is None else decode, 512 if prefill is None else prefill) < n:
+        raise _pyd("dbo_decode_token_threshold and dbo_prefill_token_threshold must be at least the number of "
+                   f"microbatches ({n}).", "ParallelConfig")
 
 
 # ------------------------------------------------------------------------- after_async

@@ -130,6 +130,8 @@ def _has_inner_state(state) -> bool:
 
 def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
     """The features of this config that the release's Model Runner V2 lacks, as vLLM names them."""
+    from vllm_preflight.resolve.steps.checks import use_ubatching
+
     par, out = state.parallel, []
     flags = state.model_cfg.get("v2_features", ())
     spec = state.speculative_method_resolved or state.speculative_method
@@ -155,10 +157,10 @@ def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
             out.append("dynamic speculative decoding")
         elif feature == "eagle3_pp" and spec == "eagle3" and par["pipeline_parallel_size"] > 1:
             out.append("EAGLE3 with pipeline parallelism")
-        elif feature == "dbo" and par.get("enable_dbo") or feature == "dbo_env_unset" and par.get("enable_dbo") \
+        elif feature == "dbo" and par.get("enable_dbo") or feature == "dbo_env_unset" and use_ubatching(state) \
                 and state.env.get("VLLM_USE_V2_MODEL_RUNNER") is None:
             out.append("dual batch overlap")
-        elif feature == "dbo_env_unset" and par.get("enable_dbo"):  # VLLM_USE_V2_MODEL_RUNNER set
+        elif feature == "dbo_env_unset" and use_ubatching(state):  # VLLM_USE_V2_MODEL_RUNNER set
             out.extend(_dbo_unsupported(state, spec))
         elif feature == "par_draft" and "par_draft" in flags and spec not in r.v2_par_draft_native:
             out.append(r.v2_par_draft_text)
@@ -233,6 +235,8 @@ def _runner(state, r: RuntimeRules, events: list) -> str:
     """VllmConfig.use_v2_model_runner: the environment variable, the cases that take V2 anyway,
     the release's default (opt-in, listed architectures, every model from 0.29.0), then V1
     for a feature V2 lacks (rules.V2_RUNNER_DEFAULT_FIRST)."""
+    if state.model_cfg.get("hisparse"):  # 0.30.0+: HiSparse takes V2 (vllm_config_checks._hisparse_runner)
+        return "V2"
     env = _truthy(state.env.get("VLLM_USE_V2_MODEL_RUNNER"))
     if env is not None:
         return "V2" if env else "V1"

@@ -15,8 +15,16 @@ def final_checks(state: State) -> None:
         raise validation_error(state.release.piecewise_assert_message.format(cg=cg), "Assertion failed")
 
 
+def use_ubatching(state: State) -> bool:
+    """ParallelConfig.use_ubatching (0.14.0+): DBO, or --ubatch-size above 1; before 0.14.0
+    only DBO (there is no --ubatch-size)."""
+    par = state.parallel
+    return bool(par["enable_dbo"]) or (state.release.key >= (0, 14, 0) and (par.get("ubatch_size") or 0) > 1)
+
+
 def dbo_backend_check(state: State) -> None:
-    if not state.parallel["enable_dbo"]:
+    """The all2all backends microbatching supports (0.14.0+: with --ubatch-size > 1 too)."""
+    if not use_ubatching(state):
         return
     backend = state.parallel["all2all_backend"]
     allowed = state.release.dbo_backends
