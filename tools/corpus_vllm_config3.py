@@ -65,6 +65,7 @@ def vllm_config_3(v: tuple) -> Pool:
         add(dense, ["--enable-dbo"])
         add(dense, ["--enable-dbo", "--all2all-backend", "deepep_low_latency"])
         add(dense, ["--no-enable-dbo", "--all2all-backend", "naive"])
+    _drafting_slots(v, add)
     if "attention_config" not in opts:
         return pool
     # HiSparse takes Model Runner V2 whatever else is set
@@ -84,3 +85,26 @@ def vllm_config_3(v: tuple) -> Pool:
     add(ds32, hs + ["--enable-return-routed-experts"])
     add(ds32, hs + ngram + ["--enforce-eager"])
     return pool
+
+
+def _drafting_slots(v: tuple, add) -> None:
+    """Scheduler slots for drafting: parallel drafting (MTP/EAGLE-3) and draft models against
+    --max-num-batched-tokens / --max-num-seqs (0.20.0-0.27.x: slots x max_num_seqs; 0.28.0+:
+    the slots alone)."""
+    ds, dense = "deepseek-v3-moe", "llama-dense"
+    small, eagle3 = "{models}/spec-draft-llama-small", "{models}/spec-eagle3-llama-head"
+    short = ["--max-model-len", "16"]
+    mtp = '{"method": "mtp", "num_speculative_tokens": %d, "parallel_drafting": %s}'
+    for mnbt, mns, k, par in ((4, 2, 3, "true"), (5, 2, 3, "true"), (2, 1, 3, "true"), (3, 1, 3, "true"),
+                              (4, 4, 2, "true"), (8, 4, 2, "true"), (2, 2, 3, "false"), (3, 1, 4, "true")):
+        add(ds, ["--max-num-batched-tokens", str(mnbt), "--max-num-seqs", str(mns), *short,
+                 "--speculative-config", mtp % (k, par)])
+    e3 = '{"method": "eagle3", "model": "%s", "num_speculative_tokens": %d, "parallel_drafting": %s}'
+    for mnbt, mns, k, par in ((4, 2, 3, "true"), (2, 1, 3, "true"), (6, 2, 3, "true"), (2, 2, 2, "false")):
+        add(dense, ["--max-num-batched-tokens", str(mnbt), "--max-num-seqs", str(mns), *short,
+                    "--speculative-config", e3 % (eagle3, k, par)])
+    dm = '{"method": "draft_model", "model": "%s", "num_speculative_tokens": %d%s}'
+    for mnbt, mns, k, extra in ((2, 2, 2, ""), (3, 2, 2, ""), (1, 1, 2, ""), (4, 2, 2, ', "parallel_drafting": true'),
+                                (2, 1, 2, ', "parallel_drafting": true'), (3, 1, 2, ', "parallel_drafting": true')):
+        add(dense, ["--max-num-batched-tokens", str(mnbt), "--max-num-seqs", str(mns), *short,
+                    "--speculative-config", dm % (small, k, extra)])

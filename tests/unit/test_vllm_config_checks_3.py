@@ -58,3 +58,22 @@ def test_hisparse_takes_model_runner_v2_from_0_30():
         err = _error("hook-deepseekv32", target, *HS, *NGRAM)
         assert err is not None and "Model Runner V2 does not yet support" in err.message, target
         assert "speculative method 'ngram'" in err.message
+
+
+def test_drafting_slots_per_request_0_20_to_0_27():
+    """0.20.0-0.27.x: max_num_scheduled_tokens = max_num_batched_tokens - slots x max_num_seqs,
+    refused at <= 0 (0.20.0 config/vllm.py:1392); parallel drafting takes K-1 slots per request
+    (config/speculative.py:954-967). 0.17.0-0.19.x have no such refusal; 0.28.0 counts the slots
+    once (4 > 2 passes there; the 0.28.0 golden holds the refusals of that rule)."""
+    words = ("--max-num-batched-tokens", "4", "--max-num-seqs", "2", "--max-model-len", "16", "--speculative-config",
+             '{"method": "mtp", "num_speculative_tokens": 3, "parallel_drafting": true}')
+    assert _error("deepseek-v3-moe", "0.19.0", *words) is None
+    for target in ("0.20.0", "0.25.0", "0.27.1"):
+        err = _error("deepseek-v3-moe", target, *words)
+        assert err is not None and err.message == (
+            "1 validation error for VllmConfig\n  Value error, max_num_scheduled_tokens is set to 0 based on the "
+            "speculative decoding settings, which does not allow any tokens to be scheduled. Increase "
+            "max_num_batched_tokens to accommodate the additional draft token slots, or decrease "
+            "num_speculative_tokens or max_num_seqs."), target
+        assert _error("deepseek-v3-moe", target, *words[:1], "5", *words[2:]) is None
+    assert _error("deepseek-v3-moe", "0.28.0", *words) is None

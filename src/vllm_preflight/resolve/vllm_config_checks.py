@@ -423,10 +423,14 @@ def _lookahead_slots(state: State, values: dict) -> None:
     and the others reserve none). Before 0.33.0 only parallel drafting reserved slots (not
     modelled), and the max_num_scheduled_tokens <= 0 refusal is unreachable from flags there and
     here (SchedulerConfig's ge=1; no drafting slots are subtracted without parallel drafting)."""
-    if not _since(state, (0, 33, 0)) or _spec(values) is None:
+    spec = _spec(values)
+    if spec is None:
         return
     method = state.speculative_method_resolved or state.speculative_method or ""
     k = state.num_speculative_tokens
+    if not _since(state, (0, 33, 0)):
+        _drafting_slots(state, method, k, spec.get("parallel_drafting") is True or method == "dflash")
+        return
     if method == "dflash":
         lookahead = k + 1
     elif method in ("eagle", "eagle3", "mtp", "draft_model"):
@@ -437,6 +441,39 @@ def _lookahead_slots(state: State, values: dict) -> None:
     if isinstance(mnbt, int) and lookahead and mnbt <= lookahead:
         raise _pyd("VllmConfig does not have enough slots to schedule a token and support the speculative decoding "
                    f"settings. Got max_num_batched_tokens={mnbt} and num_lookahead_tokens={lookahead}.")
+
+
+def _drafting_slots(state: State, method: str, k: int, parallel: bool) -> None:
+    """0.17.0-0.32.x `_set_max_num_scheduled_tokens` with SpeculativeConfig.max_num_new_slots_for_drafting
+    (parallel drafting: --speculative-config parallel_drafting, DFlash always).
+    0.17.0-0.27.x (0.20.0 config/speculative.py:954-967): K-1 slots per request with parallel
+    drafting, one more for a draft model; max_num_scheduled_tokens = max_num_batched_tokens -
+    slots x max_num_seqs, refused at <= 0 from 0.20.0 (0.20.0 config/vllm.py:1392; 0.17.0-0.19.x
+    let it go negative). 0.28.0-0.32.x (0.28.0 config/speculative.py:1421-1460): DFlash K, parallel
+    drafting K-1 (a draft model K), a draft model 1; max_num_batched_tokens must exceed them
+    (0.28.0 config/vllm.py, "does not have enough slots"). Not modelled: a draft config that turns
+    parallel drafting on itself."""
+    mnbt, mns = state.scheduler.get("max_num_batched_tokens"), state.scheduler.get("max_num_seqs")
+    if not isinstance(mnbt, int) or not isinstance(mns, int) or not _since(state, (0, 20, 0)):
+        return
+    draft_model = method == "draft_model"
+    if not _since(state, (0, 28, 0)):
+        slots = (k - 1 if parallel else 0) + (1 if draft_model else 0)
+        left = mnbt - slots * mns
+        if left <= 0:
+            raise _pyd(f"max_num_scheduled_tokens is set to {left} based on the speculative decoding settings, which "
+                       "does not allow any tokens to be scheduled. Increase max_num_batched_tokens to accommodate "
+                       "the additional draft token slots, or decrease num_speculative_tokens or max_num_seqs.")
+        return
+    if method == "dflash":
+        slots = k
+    elif parallel:
+        slots = k if draft_model else k - 1
+    else:
+        slots = 1 if draft_model else 0
+    if mnbt <= slots:
+        raise _pyd("VllmConfig does not have enough slots to schedule a token and support the speculative decoding "
+                   f"settings. Got max_num_batched_tokens={mnbt} and scheduled_token_delta={slots}.")
 
 
 def _cp_interleave(state: State, values: dict) -> None:
