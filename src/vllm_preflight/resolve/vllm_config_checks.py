@@ -11,7 +11,7 @@ Four hooks, in vLLM's order:
   `after_async`   after the async-scheduling block: the executor backend, the Proton profiler
                   without eager mode (0.28.0-0.29.x), --per-request-spec-decode-metrics (0.29.0+);
   `before_runner` after the CUDA-graph sizes: KV-sharing fast prefill with EAGLE, HiSparse's
-                  checks (0.30.0+), the speculative lookahead slots (0.33.0), the KV
+                  checks (0.30.0+), the speculative drafting / lookahead slots (0.20.0+), the KV
                   interleave size against the block size (0.12.0-0.17.x);
   `after_runner`  after the model runners' validation: the Proton profiler (0.30.0+),
                   batch-sharded sampling and adaptive verification (0.29.0+), compile range
@@ -20,6 +20,8 @@ Four hooks, in vLLM's order:
                   manager (0.13.0+), HiSparse without it (0.30.0+), KV connectors without
                   sleep-mode support (0.33.0) or with expandable segments (0.21.0+); then the
                   model validators (NVFP4 KV cache with MLA, --mamba-block-size).
+`dbo_thresholds` (called from engine.apply, ParallelConfig._verify_args) checks the DBO token
+thresholds against the number of microbatches (0.30.0+).
 Each rule is keyed by the first release that has it (read in each release's vllm/config/vllm.py
 and speculative.py); a rule's wording changes are keyed the same way.
 """
