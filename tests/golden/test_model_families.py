@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from compare import deployment_of, mismatches, target_of
-from vllm_preflight.resolve import resolve
+from compare import mismatches, resolve_as_recorded
 
 DATA = Path(__file__).parent / "data" / "model_families"
 FILES = sorted(DATA.glob("*/*.jsonl"))
@@ -46,9 +45,7 @@ def test_model_family_agreement(path: Path):
     assert cases and all(c["oracle"]["platform_is_cuda"] for c in cases)
     bad = []
     for g in cases:
-        # goldens recorded through the engine-argument parser (the oracle's cli_args path) never saw
-        # the `vllm serve` entry point's own checks; serve_stage goldens ran through it
-        mm = mismatches(g, resolve(deployment_of(g), target_of(g), serve_stage=g["oracle"].get("path") == "vllm serve"))
+        mm = mismatches(g, resolve_as_recorded(g))
         if mm:
             bad.append((g["id"], mm[0], " ".join(g["argv"][3:]), g["env"]))
     assert not bad, f"{len(bad)}/{len(cases)} disagree; first: " + "\n".join(map(repr, bad[:8]))

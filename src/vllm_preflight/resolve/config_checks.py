@@ -694,13 +694,20 @@ def executor_backend_check(state: State, values: dict, assumptions: list[Assumpt
 # What vLLM checks while building its config that this port does not (docs/config-path-map.md):
 # one line per family, stated on every resolution so a clean result is read for what it is.
 NOT_CHECKED = (
-    ("memory", "whether weights, KV cache and CUDA graphs fit the GPUs (vLLM measures it when the engine starts)"),
-    ("model files beyond config.json", ("the tokenizer (its own length limit; the reasoning parser built on it "
-                                        "from 0.13.0), the weights, and quantization files next to config.json "
-                                        "(hf_quant_config.json, GGUF)")),
-    ("remaining validators", ("the reasoning-parser registry from 0.13.0, compressed-tensors weight fields, "
-                              "LoRA adaptive verification (0.29.0+), routed experts outside Model Runner V2 "
-                              "(0.31.0+), --headless")),
+    ("memory", "whether weights, KV cache and CUDA graphs fit the GPUs (vLLM measures it when the engine starts), "
+               "and swap space against the host's memory"),
+    ("model files beyond config.json", ("the tokenizer (its own length limit; the tokens a registered reasoning "
+                                        "parser looks for, 0.20.0+), the weights, quantization files next to "
+                                        "config.json (hf_quant_config.json, GGUF), a speculative draft that is "
+                                        "neither a local folder nor a built-in hub id, and the files a "
+                                        "--chat-template or a parser plugin names")),
+    ("node software", ("packages vLLM imports only for some options (ray, arctic-inference, torchao, lmcache, "
+                       "OpenTelemetry, the vllm-rs binary) and the node's transformers (a model type it does not "
+                       "know)")),
+    ("remaining validators", ("ReplaySSM / RecoverSSM (0.27.0+), the V1 runner's draft-architecture features and "
+                              "the DSpark/XPress/Parse/Inkling/DeepSeek-V4.1 draft specifics, speculators-format "
+                              "checkpoints, ModelOpt's mixed-precision block contract (0.32.0+), INC messages that "
+                              "print a set")),
 )
 
 
