@@ -694,8 +694,8 @@ def executor_backend_check(state: State, values: dict, assumptions: list[Assumpt
 # What vLLM checks while building its config that this port does not (docs/config-path-map.md):
 # one line per family, stated on every resolution so a clean result is read for what it is.
 NOT_CHECKED = (
-    ("memory", "whether weights, KV cache and CUDA graphs fit the GPUs (vLLM measures it when the engine starts), "
-               "and swap space against the host's memory"),
+    ("memory", ("whether weights, KV cache and CUDA graphs fit the GPUs (vLLM measures it when the engine starts), "
+                "and swap space against the host's memory")),
     ("model files beyond config.json", ("the tokenizer (its own length limit; the tokens a registered reasoning "
                                         "parser looks for, 0.20.0+), the weights, quantization files next to "
                                         "config.json (hf_quant_config.json, GGUF), a speculative draft that is "
