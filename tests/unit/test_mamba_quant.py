@@ -117,3 +117,13 @@ def test_compressed_tensors_group_activation_ordering_refused_from_0_30_0():
     assert _error("mq-ct-actorder-group", [], "0.30.0") == msg
     assert _error("mq-ct-actorder-true", [], "0.31.0") == msg
     assert _error("mq-ct-actorder-weight", [], "0.33.0") is None
+
+
+def test_hybrid_models_get_prefix_caching_by_default_from_0_28_0():
+    # 0.25.0 config/model.py:1883 (hybrid: no prefix caching support), 0.26.0-0.27.x
+    # engine/arg_utils.py:2518-2522 ("keep it opt-in": default off for hybrid models), 0.28.0
+    # :2650 (the supported default, on). Only with prefix caching on does "align" need chunked prefill.
+    words = ["--no-enable-chunked-prefill", "--mamba-cache-mode", "align"]
+    for target in ("0.25.0", "0.26.0", "0.27.0"):
+        assert _error("pp-jamba-hybrid-moe", words, target) is None, target
+    assert _error("pp-jamba-hybrid-moe", words, "0.28.0") == ("ValidationError", ALIGN)

@@ -191,7 +191,8 @@ def mamba_prefix_caching(state: State, values: Values) -> None:
     mamba cache mode ("all" where the model supports it, else "align"; from 0.28.0 "align"
     unless the user asked for "all") and "align" needs chunked prefill; from 0.32.0 prefix
     caching always needs it. Prefix caching is on by default for generative hybrid models from
-    0.26.0 (pure mamba models are attention-free: off)."""
+    0.28.0: until 0.25.x they do not support it, and 0.26.0-0.27.x keep it opt-in (0.26.0
+    engine/arg_utils.py:2518-2522; pure mamba models are attention-free: off)."""
     arch = state.model.architecture if state.model is not None else ""
     caching = values.get("enable_prefix_caching")
     if caching is None:
@@ -539,7 +540,7 @@ _SINCE = {
     "mamba_all_mode_deprecated": (0, 30, 0),  # until 0.32.0
     "arch_config_convertor": (0, 14, 0),
     "arch_config_heads_default": (0, 18, 0),
-    "hybrid_prefix_caching_default": (0, 26, 0),
+    "hybrid_prefix_caching_default": (0, 28, 0),
     "mamba_graph_mode_dropped": (0, 11, 1),
     "asserts_in_model_config": (0, 14, 0),
     "qwen4_exp_moe_sp": (0, 32, 0),
