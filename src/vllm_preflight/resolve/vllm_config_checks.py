@@ -254,6 +254,8 @@ def _watermarking(state: State, values: dict) -> None:
     (0.33.0's DFlash candidate-head drafters are not checked: their draft architecture.)"""
     wm = option_json(values, "watermark_config")
     spec = _spec(values)
+    if _since(state, (0, 30, 0)) and isinstance(wm, dict):
+        state.model_cfg["watermark"] = True  # runtime._runner: V2 whatever the env (0.30.0 use_v2_model_runner)
     if not _since(state, (0, 30, 0)) or not isinstance(wm, dict) or spec is None:
         return
     if spec.get("draft_sample_method", "greedy") != "probabilistic":

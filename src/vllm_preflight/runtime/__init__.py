@@ -237,6 +237,12 @@ def _runner(state, r: RuntimeRules, events: list) -> str:
     for a feature V2 lacks (rules.V2_RUNNER_DEFAULT_FIRST)."""
     if state.model_cfg.get("hisparse"):  # 0.30.0+: HiSparse takes V2 (vllm_config_checks._hisparse_runner)
         return "V2"
+    if state.model_cfg.get("watermark"):  # 0.30.0+ (0.33.0 config/vllm.py:740-746): watermarking takes V2 too
+        if _truthy(state.env.get("VLLM_USE_V2_MODEL_RUNNER")) is False:
+            events.append({"field": "model_runner", "before": "V1", "after": "V2", "rule": "runtime.watermark_v2",
+                           "reason": "Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0.",
+                           "level": "info"})
+        return "V2"
     env = _truthy(state.env.get("VLLM_USE_V2_MODEL_RUNNER"))
     if env is not None:
         return "V2" if env else "V1"
