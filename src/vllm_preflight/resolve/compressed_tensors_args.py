@@ -31,6 +31,7 @@ import os
 from functools import lru_cache
 from typing import Any
 
+from vllm_preflight.resolve.json_options import _bool as lax_bool
 from vllm_preflight.resolve.state import Refusal
 
 
@@ -73,8 +74,6 @@ def refusal(errors: list[tuple[str, str, str]], owner: str = "VllmConfig") -> Re
 
 
 # --------------------------------------------------------------- pydantic's lax coercions
-_TRUE = {"1", "true", "t", "yes", "y", "on"}
-_FALSE = {"0", "false", "f", "no", "n", "off"}
 
 
 def _int(value: Any) -> int:
@@ -106,24 +105,12 @@ def _int(value: Any) -> int:
 
 
 def _bool(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        if value in (0, 1):
-            return bool(value)
-        raise _Errors([("", "Input should be a valid boolean, unable to interpret input", "bool_parsing")])
-    if isinstance(value, float):
-        if value in (0.0, 1.0):
-            return bool(value)
-        if value.is_integer():
-            raise _Errors([("", "Input should be a valid boolean, unable to interpret input", "bool_parsing")])
-        raise _Errors([("", "Input should be a valid boolean", "bool_type")])
-    if isinstance(value, str):
-        low = value.lower()
-        if low in _TRUE or low in _FALSE:
-            return low in _TRUE
-        raise _Errors([("", "Input should be a valid boolean, unable to interpret input", "bool_parsing")])
-    raise _Errors([("", "Input should be a valid boolean", "bool_type")])
+    """json_options' lax bool (pydantic's), with pydantic's error type beside its message."""
+    try:
+        return lax_bool(value)
+    except ValueError as e:
+        code = "bool_parsing" if "unable to interpret" in str(e) else "bool_type"
+        raise _Errors([("", str(e), code)]) from None
 
 
 def _choices(values: tuple) -> str:
