@@ -10,16 +10,9 @@ decoding (0.30.0+). Each with and without its trigger.
 Goldens: tests/golden/data/model_families/vllm_config_2/VERSION.jsonl."""
 from __future__ import annotations
 
-from vllm_preflight.releases import get_release
-from vllm_preflight.releases.versions import version_key
+from gen_corpus import release_options  # tools/ on sys.path
 
 Pool = list[tuple[str, list[str], dict]]
-
-
-def _options(v: tuple) -> set[str]:
-    version = ".".join(str(x) for x in v[:3])
-    assert version_key(version) == v
-    return set(get_release(version).options.by_dest)
 
 
 def vllm_config_2(v: tuple) -> Pool:
@@ -27,7 +20,7 @@ def vllm_config_2(v: tuple) -> Pool:
     engram, no_engram = "vc2-deepseekv41-engram", "vc2-deepseekv41-no-engram"
     ds = "deepseek-v3-moe"
     v1, v2 = {"VLLM_USE_V2_MODEL_RUNNER": "0"}, {"VLLM_USE_V2_MODEL_RUNNER": "1"}
-    opts = _options(v)
+    opts = release_options(v)
     pool: Pool = []
 
     def add(model: str, words: list[str], env: dict | None = None) -> None:

@@ -6,22 +6,15 @@ microbatching, prompt embeds). Each with and without its trigger.
 Goldens: tests/golden/data/model_families/vllm_config_3/VERSION.jsonl."""
 from __future__ import annotations
 
-from vllm_preflight.releases import get_release
-from vllm_preflight.releases.versions import version_key
+from gen_corpus import release_options  # tools/ on sys.path
 
 Pool = list[tuple[str, list[str], dict]]
-
-
-def _options(v: tuple) -> set[str]:
-    version = ".".join(str(x) for x in v[:3])
-    assert version_key(version) == v
-    return set(get_release(version).options.by_dest)
 
 
 def vllm_config_3(v: tuple) -> Pool:
     dense, moe, ds, ds32 = "llama-dense", "mixtral-moe", "deepseek-v3-moe", "hook-deepseekv32"
     v1, v2 = {"VLLM_USE_V2_MODEL_RUNNER": "0"}, {"VLLM_USE_V2_MODEL_RUNNER": "1"}
-    opts = _options(v)
+    opts = release_options(v)
     pool: Pool = []
 
     def add(model: str, words: list[str], env: dict | None = None) -> None:

@@ -37,6 +37,13 @@ def vt(v: str) -> tuple[int, ...]:
     return version_key(v)
 
 
+def release_options(v: tuple) -> set[str]:
+    """The option dests (argparse names) of the release with version tuple `v`."""
+    from vllm_preflight.releases import get_release
+
+    return set(get_release(".".join(str(x) for x in v[:3])).options.by_dest)
+
+
 def backends_for(v: tuple) -> list[str]:
     b = ["naive", "pplx", "deepep_high_throughput", "deepep_low_latency",
          "allgather_reducescatter", "flashinfer_all2allv"]
