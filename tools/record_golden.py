@@ -49,6 +49,32 @@ def oracle_case(case: dict) -> dict:
     return {"id": case["id"], "cli_args": argv[3:], "env": case["env"], "model": str(model_dir)}
 
 
+def golden_lines(cases: list[dict], results: dict, version: str,
+                 breakdown: tuple[str, ...] = ("oracle",)) -> tuple[list[dict], list]:
+    """Golden lines from the oracle's answers (by case id): the raw answer and its `expected`
+    shape; a case with no answer or an error starting with `breakdown` (the recorder's own
+    failure, not vLLM's) is left out and returned in the second list."""
+    lines, broken = [], []
+    for c in cases:
+        res = results.get(c["id"])
+        if res is None or str(res.get("error") or "").startswith(breakdown):
+            broken.append((c["id"], (res or {}).get("error")))
+            continue
+        raw = {k: res.get(k) for k in RAW_KEYS}
+        raw["platform_is_cuda"] = (res.get("platform") or {}).get("is_cuda")
+        lines.append({**c, "target": "pr29558" if version == "pr29558" else "release",
+                      "oracle": raw, "expected": expected_of(raw)})
+    return lines, broken
+
+
+def write_goldens(path: Path, lines: list[dict]) -> None:
+    """One JSON line per case; the oracle sees absolute fixture paths, goldens keep them
+    relative to the repository."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    prefix = str(ROOT) + "/"
+    path.write_text("".join(json.dumps(g, sort_keys=True).replace(prefix, "") + "\n" for g in lines))
+
+
 def outcome_counts(lines: list[dict]) -> Counter:
     c: Counter = Counter()
     for g in lines:
@@ -101,23 +127,11 @@ def main() -> int:
         subprocess.run(["bash", str(Path(a.oracle) / "run.sh"), release, "--batch", str(inp),
                         "-o", str(outp)] + mode, check=True, env=env)
         results = {r["id"]: r for r in map(json.loads, outp.read_text().splitlines())}
-    lines, broken = [], []
-    for c in cases:
-        res = results.get(c["id"])
-        if res is None or str(res.get("error") or "").startswith("oracle"):
-            broken.append((c["id"], (res or {}).get("error")))
-            continue
-        raw = {k: res.get(k) for k in RAW_KEYS}
-        raw["platform_is_cuda"] = (res.get("platform") or {}).get("is_cuda")
-        lines.append({**c, "target": "pr29558" if a.version == "pr29558" else "release",
-                      "oracle": raw, "expected": expected_of(raw)})
+    lines, broken = golden_lines(cases, results, a.version)
     folder = ("data/dynamic_spec" if a.dynamic_spec else "data/families" if a.families
               else f"data/model_families/{a.model_family}" if a.model_family else "")
     out = Path(a.output or ROOT / "tests" / "golden" / folder / f"{a.version}.jsonl")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # the oracle sees absolute fixture paths; goldens keep them relative to the repository
-    prefix = str(ROOT) + "/"
-    out.write_text("".join(json.dumps(g, sort_keys=True).replace(prefix, "") + "\n" for g in lines))
+    write_goldens(out, lines)
     counts = outcome_counts(lines) if not (a.families or a.dynamic_spec or a.model_family) else Counter(
         ("error:" + ln["expected"]["vllm_error"]["type"]) if ln["expected"]["vllm_error"] else "ok" for ln in lines)
     print(f"{out}: {len(lines)} cases, {len(broken)} oracle breakdowns; outcomes: "

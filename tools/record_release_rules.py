@@ -23,7 +23,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
-from compare import expected_of
 
 _rg = importlib.import_module("record_golden")  # a tools/ script on sys.path, as record_golden does
 RAW_KEYS, oracle_case = _rg.RAW_KEYS, _rg.oracle_case
@@ -99,18 +98,8 @@ def main() -> int:
         subprocess.run(["bash", str(Path(a.oracle) / "run.sh"), release, "--batch", str(inp), "-o", str(outp),
                         "--no-fork"], check=True, env=env)
         results = {r["id"]: r for r in map(json.loads, outp.read_text().splitlines())}
-    lines, broken = [], []
-    for c in cases:
-        res = results.get(c["id"])
-        if res is None or str(res.get("error") or "").startswith("oracle"):
-            broken.append((c["id"], (res or {}).get("error")))
-            continue
-        raw = {k: res.get(k) for k in RAW_KEYS}
-        raw["platform_is_cuda"] = (res.get("platform") or {}).get("is_cuda")
-        lines.append({**c, "target": "pr29558" if a.version == "pr29558" else "release", "oracle": raw,
-                      "expected": expected_of(raw)})
-    prefix = str(ROOT) + "/"
-    path.write_text("".join(json.dumps(g, sort_keys=True).replace(prefix, "") + "\n" for g in lines))
+    lines, broken = _rg.golden_lines(cases, results, a.version)
+    _rg.write_goldens(path, lines)
     print(f"{path}: {len(lines)} cases, {len(broken)} oracle breakdowns; refused: "
           f"{sum(bool(g['expected']['vllm_error']) for g in lines)}")
     for b in broken[:10]:

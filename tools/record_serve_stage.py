@@ -28,10 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
-from compare import expected_of
 
 import corpus_model_families
-from record_golden import MODELS_DIR, RAW_KEYS  # type: ignore[import-not-found]
+from record_golden import MODELS_DIR, golden_lines, write_goldens  # type: ignore[import-not-found]
 
 FAMILY = "serve_stage"
 
@@ -65,20 +64,9 @@ def main() -> int:
         subprocess.run([str(venv / "bin" / "python"), str(ROOT / "tools" / "serve_stage_harness.py"),
                         "--oracle", str(a.oracle), "--batch", str(inp), "-o", str(outp)], check=True, env=env)
         results = {r["id"]: r for r in map(json.loads, outp.read_text().splitlines())}
-    lines, broken = [], []
-    for c in cases:
-        res = results.get(c["id"])
-        if res is None or str(res.get("error") or "").startswith(("oracle", "RuntimeError: harness")):
-            broken.append((c["id"], (res or {}).get("error")))
-            continue
-        raw = {k: res.get(k) for k in RAW_KEYS}
-        raw["platform_is_cuda"] = (res.get("platform") or {}).get("is_cuda")
-        lines.append({**c, "target": "pr29558" if a.version == "pr29558" else "release",
-                      "oracle": raw, "expected": expected_of(raw)})
+    lines, broken = golden_lines(cases, results, a.version, breakdown=("oracle", "RuntimeError: harness"))
     out = Path(a.output or ROOT / "tests" / "golden" / "data" / "model_families" / FAMILY / f"{a.version}.jsonl")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    prefix = str(ROOT) + "/"  # goldens keep fixture paths relative to the repository
-    out.write_text("".join(json.dumps(g, sort_keys=True).replace(prefix, "") + "\n" for g in lines))
+    write_goldens(out, lines)
     counts = Counter(("error:" + ln["expected"]["vllm_error"]["type"]) if ln["expected"]["vllm_error"] else "ok"
                      for ln in lines)
     print(f"{out}: {len(lines)} cases, {len(broken)} harness breakdowns; outcomes: {dict(sorted(counts.items()))}")
