@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus_quant2  # type: ignore[import-not-found]  # tools/ on sys.path
+import corpus_quant3  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_reasoning  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_serve_stage  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_subconfigs  # type: ignore[import-not-found]  # tools/ on sys.path
@@ -1303,6 +1304,7 @@ MODEL_FAMILIES = {"pp_arch": _pp_arch, "multimodal": _multimodal, "lora": _lora,
 MODEL_FAMILIES["serve_stage"] = corpus_serve_stage.serve_stage  # `vllm serve` itself (tools/corpus_serve_stage.py)
 MODEL_FAMILIES["subconfigs"] = corpus_subconfigs.subconfigs  # flag-built sub-configs (tools/corpus_subconfigs.py)
 MODEL_FAMILIES["quant_schemes_2"] = corpus_quant2.quant_schemes_2  # tools/corpus_quant2.py
+MODEL_FAMILIES["quant_schemes_3"] = corpus_quant3.quant_schemes_3  # tools/corpus_quant3.py
 MODEL_FAMILIES["reasoning_parser"] = corpus_reasoning.reasoning_parser  # tools/corpus_reasoning.py
 MODEL_FAMILIES["vllm_config_2"] = corpus_vllm_config2.vllm_config_2  # tools/corpus_vllm_config2.py
 MODEL_FAMILIES["vllm_config_3"] = corpus_vllm_config3.vllm_config_3  # tools/corpus_vllm_config3.py

@@ -247,9 +247,10 @@ CHANGES: list[tuple[str, dict]] = [
                                       "deepep_low_latency or allgather_reducescatter"),
     }),
     # fuse_act_quant's -O default also holds for NVFP4 checkpoints (ModelConfig.is_nvfp4_quantized,
-    # read in 0.17.0's config/vllm.py enable_act_fusion); ModelOpt mixed-precision layers count from 0.33.0
+    # read in 0.17.0's config/vllm.py enable_act_fusion); ModelOpt mixed-precision layers count from 0.32.0
+    # (0.32.0 config/model.py:130 `_modelopt_mixed_has_nvfp4`; absent in 0.31.0)
     ("0.17.0", {"act_fusion_nvfp4": True}),
-    ("0.33.0", {"act_fusion_nvfp4_mixed": True}),
+    ("0.32.0", {"act_fusion_nvfp4_mixed": True}),
     ("0.18.0", {"ray_installed": False}),  # no ray in the wheel's Requires-Dist (0.17.1 still has it)
     ("0.18.0", {
         "has_level_alias": False,

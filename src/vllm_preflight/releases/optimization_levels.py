@@ -77,7 +77,7 @@ def enable_act_fusion(state) -> bool:
 
 def _nvfp4_quantized(state) -> bool:
     """ModelConfig.is_nvfp4_quantized: a ModelOpt NVFP4 checkpoint, a compressed-tensors one in an
-    nvfp4 format, and (0.33.0) a ModelOpt mixed-precision one with any NVFP4 layer -- FP4 quant is
+    nvfp4 format, and (0.32.0+) a ModelOpt mixed-precision one with any NVFP4 layer -- FP4 quant is
     always a custom op, so Inductor cannot fuse it."""
     method = state.model_cfg.get("quantization")
     quant = state.model_cfg.get("quant_config") or {}

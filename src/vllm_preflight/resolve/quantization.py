@@ -789,6 +789,7 @@ def _quark_update(q: dict | None, v: tuple) -> None:
         node = node[key]
 
 
+_BLOCK_FP8_MOE_ALGOS = ("FP8_PB_WO", "FP8_BLOCK_SCALES")  # 0.30.0+ modelopt.py
 _MODELOPT_CLASSES = ("ModelOptFp8Config", "ModelOptNvFp4Config", "ModelOptMxFp8Config", "ModelOptMixedPrecisionConfig")
 # ModelOpt's QUANT_ALGOS by first release (modelopt.py; 0.30.0+ the LINEAR_ALGOS keys + MIXED_PRECISION)
 _MODELOPT_QUANT_ALGOS = (
@@ -833,13 +834,36 @@ def _modelopt_class(cls_name: str, q: dict, sub, algo: str, v: tuple) -> None:
         if not layers:
             raise _pyd("VllmConfig", "MIXED_PRECISION quant_algo requires a non-empty 'quantized_layers' "
                                      "mapping in the quantization config.")
+        if v >= (0, 32, 0) and isinstance(layers, dict):
+            _block_contracts(layers)
         if v >= (0, 30, 0) and isinstance(layers, dict) and all(isinstance(x, dict) for x in layers.values()):
             sizes = {x.get("group_size", 128) for x in layers.values()
                      if isinstance(x.get("quant_algo", ""), str)
-                     and x.get("quant_algo", "").upper() in ("FP8_PB_WO", "FP8_BLOCK_SCALES")}
+                     and x.get("quant_algo", "").upper() in _BLOCK_FP8_MOE_ALGOS}
             if len(sizes) > 1 and all(type(s) is int for s in sizes):
                 raise _pyd("VllmConfig", "MIXED_PRECISION currently requires all block-FP8 MoE layers to use "
                                          f"one group_size, got {sorted(sizes)}.")
+
+
+# The b12x block codecs (0.32.0+ utils/b12x.py): logical elements and encoded bytes per block
+_B12X_BLOCK_CODECS = {"iq2_xs": (256, 74), "iq2_xxs": (256, 66), "q8_0": (32, 34)}
+
+
+def _block_contracts(layers: dict) -> None:
+    """ModelOptMixedPrecisionConfig.__init__ (0.32.0+, 0.33.0 modelopt.py:1598-1610): a layer whose
+    quant_algo names a b12x codec must carry that codec's group size, payload bytes and ggml packing.
+    Python's `!=`, so 256.0 passes for 256 as it does in vLLM; the recipe prints as Python's repr."""
+    for prefix, recipe in layers.items():
+        algo = recipe.get("quant_algo", "") if isinstance(recipe, dict) else None
+        if not isinstance(algo, str):
+            return  # vLLM fails on the .lower() of a non-string: not read as written here, left to vLLM
+        codec = algo.lower()
+        if codec not in _B12X_BLOCK_CODECS:
+            continue
+        group, payload = _B12X_BLOCK_CODECS[codec]
+        if any(recipe.get(k) != want for k, want in (("group_size", group), ("block_payload_bytes", payload),
+                                                     ("packing", "ggml"))):
+            raise _pyd("VllmConfig", f"unsupported {codec.upper()} block contract for {prefix}: {recipe}")
 
 
 def _removed_classes(cls_name: str, q: dict) -> None:
@@ -1048,4 +1072,10 @@ def _blocked_weights(method: str, q: dict | None, v: tuple, fp8_blocked: bool) -
             for g in groups.values())
     if method == "modelopt" and v >= (0, 30, 0):  # modelopt.py:435-440 (0.33.0)
         return (_modelopt_algo(q, v) or "").upper() == "FP8_PB_WO"
+    if method == "modelopt_mixed" and v >= (0, 30, 0):  # any block-FP8 layer (0.33.0 modelopt.py:1632-1638)
+        sub = q.get("quantization")
+        layers = sub.get("quantized_layers", {}) if isinstance(sub, dict) else q.get("quantized_layers", {})
+        return isinstance(layers, dict) and any(
+            isinstance(x, dict) and isinstance(x.get("quant_algo", ""), str)
+            and x.get("quant_algo", "").upper() in _BLOCK_FP8_MOE_ALGOS for x in layers.values())
     return False
