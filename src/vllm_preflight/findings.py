@@ -244,6 +244,25 @@ RULES: dict[str, Rule] = {r.code: r for r in (
                           ("--assume", "model.architecture=Llama4ForConditionalGeneration")),
          passes=Example("vllm serve meta-llama/Llama-4-Scout-17B-16E-Instruct -cc.cudagraph_mode=PIECEWISE",
                         ("--assume", "model.architecture=Llama4ForConditionalGeneration"))),
+    Rule("VP313", "scheduler-refuses", "error",
+         "vLLM accepts the config but its scheduler refuses the dynamic speculative-decoding schedule at "
+         "start-up.",
+         why="`num_speculative_tokens_per_batch_size` is checked for its type at config time only; its ranges "
+             "(positive, start <= end, not overlapping, the first starting at batch size 1, k >= 0) are "
+             "checked when the engine builds its scheduler, after the weights have loaded and the KV cache "
+             "is allocated (0.24.0+).",
+         fix="Write inclusive batch-size ranges that start at 1 and do not overlap, e.g. "
+             "[[1, 16, 3], [17, 1024, 1]].",
+         source="vllm/v1/spec_decode/dynamic/utils.py `build_dynamic_sd_schedule_lookup`, called by "
+                "vllm/v1/core/sched/scheduler.py `Scheduler.__init__`.",
+         triggers=Example("vllm serve Qwen/Qwen3-0.6B --speculative-config "
+                          "'{\"method\": \"ngram\", \"num_speculative_tokens\": 3, \"prompt_lookup_max\": 3, "
+                          "\"num_speculative_tokens_per_batch_size\": [[2, 64, 3], [65, 1024, 1]]}'",
+                          ("--vllm-version", "0.33.0")),
+         passes=Example("vllm serve Qwen/Qwen3-0.6B --speculative-config "
+                        "'{\"method\": \"ngram\", \"num_speculative_tokens\": 3, \"prompt_lookup_max\": 3, "
+                        "\"num_speculative_tokens_per_batch_size\": [[1, 64, 3], [65, 1024, 1]]}'",
+                        ("--vllm-version", "0.33.0"))),
     Rule("VP311", "deprecated-spelling", "warning",
          "A deprecated spelling that a later release rejects or ignores.",
          why="`-O.x` (0.12.0; from 0.13.0 `-O` is only the optimization level), the pre-0.12 PassConfig "

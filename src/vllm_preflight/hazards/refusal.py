@@ -24,3 +24,13 @@ def runtime_refuses(ctx: Context):
     text = f"{err.get('type')}: {err.get('message')}" if isinstance(err, dict) else str(err)
     yield ctx.finding("VP312", f"vLLM {ctx.result.vllm_version} starts building the engine, then its model runner "
                       f"refuses at KV-cache initialisation, after the weights load: {text}", "cudagraph_mode")
+
+
+@hazard("VP313")
+def scheduler_refuses(ctx: Context):
+    err = ((ctx.resolved or {}).get("runtime") or {}).get("scheduler_error")
+    if not err:
+        return
+    yield ctx.finding("VP313", f"vLLM {ctx.result.vllm_version} builds the engine, then its scheduler refuses the "
+                      f"dynamic speculative-decoding schedule, after the weights load: {err['type']}: "
+                      f"{err['message']}", "speculative_config")

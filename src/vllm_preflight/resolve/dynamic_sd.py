@@ -6,8 +6,9 @@ tokens per step. At config time vLLM (a) validates the field's type (pydantic
 model runner, for methods without support (0.33.0+), (c) turns FULL-capable graph modes into
 PIECEWISE (0.24.0 always; 0.25.0+ only on the V1 runner) and (d) captures the uniform-decode
 sizes of every tier of the schedule (0.29.0+). The schedule's own rules (ranges positive,
-sorted, starting at 1) are checked only when the scheduler starts; at config time an invalid
-schedule keeps the single static tier.
+sorted, starting at 1) are checked only when the scheduler starts, after the weights have
+loaded (`scheduler_refusal`, reported by the runtime stage); at config time an invalid schedule
+keeps the single static tier.
 """
 from __future__ import annotations
 
@@ -70,21 +71,41 @@ def validate(value) -> list[tuple[int, int, int]] | None:
              int(float(k)) if not isinstance(k, str) else int(k.strip())) for a, b, k in value]
 
 
+def scheduler_refusal(schedule: list[tuple[int, int, int]], max_batch: int, max_k: int) -> str | None:
+    """The ValueError message the scheduler raises for a schedule when the engine starts
+    (v1/spec_decode/dynamic/utils.py `build_dynamic_sd_schedule_lookup`, the same file in
+    0.24.0-0.33.0), or None: each entry in the order written, then the sorted ranges."""
+    if max_batch <= 0:
+        return "vllm_max_batch_size must be > 0."
+    if max_k <= 0:
+        return "vllm_num_speculative_tokens must be > 0."
+    if not schedule:
+        return "num_speculative_tokens_per_batch_size must not be empty."
+    for start, end, k in schedule:
+        if start <= 0 or end <= 0:
+            return f"Batch-size range ({start}, {end}) must be positive."
+        if start > end:
+            return f"Batch-size range start must be <= end for ({start}, {end}, {k})."
+        if k < 0:
+            return "num_speculative_tokens_per_batch_size values must be >= 0."
+    prev_end = 0
+    for start, end, _ in sorted(schedule, key=lambda e: e[0]):
+        if start <= prev_end:
+            return "Batch-size ranges must be non-overlapping and sorted."
+        prev_end = end
+    if min(start for start, _, _ in schedule) != 1:
+        return "The first batch-size range must start at 1 so every runtime batch size has a defined schedule."
+    return None
+
+
 def dense_lookup(schedule: list[tuple[int, int, int]], max_batch: int, max_k: int) -> list[int] | None:
     """batch size -> k for 1..max_batch (index 0 unused), as the scheduler expands it: ranges
     sorted, gaps and the tail carry the previous k, every k clamped to num_speculative_tokens.
     None where the scheduler would refuse the schedule (vLLM's capture sizing then keeps the
     single static tier)."""
-    if max_batch <= 0 or max_k <= 0 or not schedule:
+    if scheduler_refusal(schedule, max_batch, max_k) is not None:
         return None
     ranges = sorted(schedule, key=lambda e: e[0])
-    prev_end = 0
-    for start, end, k in ranges:
-        if start <= 0 or end <= 0 or start > end or k < 0 or start <= prev_end:
-            return None
-        prev_end = end
-    if ranges[0][0] != 1:
-        return None
     dense = [0] * (max_batch + 1)
     nxt, last = 1, None
     for start, end, k in ranges:

@@ -361,8 +361,12 @@ def runtime_stage(state, values: dict) -> dict:
         if _mode_of(alt) != _mode_of(main) or alt["error"] != main["error"]:
             depends_on.append({"fact": "model.compiled_submodule", "assumed": True, "alternative": False,
                                "support": alt["support"], "cudagraph_mode": _mode_of(alt), "error": alt["error"]})
+    scheduler_error = None if main["error"] else _scheduler_refusal(state)
+    if scheduler_error:
+        events.append(_event("runtime.scheduler_refuses", None, None,
+                             f"{scheduler_error['type']}: {scheduler_error['message']}", "error"))
     return {
-        "stage": "runtime (model runner, at KV-cache initialisation)",
+        "stage": "runtime (model runner, at KV-cache initialisation; then the scheduler)",
         "config_cudagraph_mode": cc["cudagraph_mode"],
         "cudagraph_mode": _mode_of(main),
         "cudagraph_capture_sizes": res.sizes if res is not None and not res.error else base["sizes"],
@@ -373,12 +377,26 @@ def runtime_stage(state, values: dict) -> dict:
         "support": main["support"],
         "support_backend": main["backend"],
         "error": main["error"],
+        "scheduler_error": scheduler_error,
         "events": events,
         "assumptions": assumptions,
         "depends_on": depends_on,
         "evidence": r.evidence,
         "source": r.source,
     }
+
+
+def _scheduler_refusal(state) -> dict | None:
+    """The engine builds its scheduler after the KV cache: a dynamic speculative-decoding schedule
+    still on after config time (resolve/dynamic_sd.py) is validated there, after the weights load."""
+    from vllm_preflight.resolve.dynamic_sd import scheduler_refusal
+
+    schedule = state.dynamic_sd_schedule
+    if not schedule:  # None, or an empty list the scheduler skips (`if ...per_batch_size:`)
+        return None
+    message = scheduler_refusal(schedule, int(state.scheduler.get("max_num_seqs") or 0),
+                                state.num_speculative_tokens)
+    return {"type": "ValueError", "message": message} if message else None
 
 
 def _mode_of(outcome: dict) -> str | None:
