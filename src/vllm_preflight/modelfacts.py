@@ -325,6 +325,21 @@ def _overridden(cfg: dict | None, hf_overrides: dict, facts: ModelFacts, assumpt
         return facts
 
 
+def local_config(model: str, base_dir: str | None) -> dict | None:
+    """config.json of a local model folder as read (a relative path next to the input, as
+    model_facts looks it up); None when there is none. A speculators-format checkpoint is
+    recognised by it (resolve/speculators_format.py)."""
+    path = os.path.normpath(model if os.path.isabs(model) else os.path.join(base_dir or os.getcwd(), model))
+    facts = _facts_from_file(os.path.join(path, "config.json"))
+    return facts.raw_config if facts is not None else None
+
+
+def path_exists(name: str, base_dir: str | None) -> bool:
+    """Whether a model name is a path on disk (a relative one next to the input)."""
+    path = name if os.path.isabs(name) else os.path.join(base_dir or os.getcwd(), name)
+    return os.path.lexists(path)
+
+
 UNKNOWN_MODEL = "unknown model"  # the start of the Assumption source for a model nothing was read of
 
 

@@ -128,8 +128,8 @@ def mismatches(golden: dict, res=None) -> list[tuple[str, object, object]]:
         # the message a deployer reads, not only its type: argparse's exactly; pydantic's without
         # the details it appends ([type=..., input_value=...] and its documentation link)
         w, g = exp["vllm_error"]["message"], got["vllm_error"]["message"]
-        w, g = (_addresses(w), _addresses(g)) if argparse_message(exp["vllm_error"]) else (core_message(w),
-                                                                                          core_message(g))
+        w, g = (_addresses(w), _addresses(g)) if argparse_message(exp["vllm_error"]) else (
+            _addresses(core_message(w)), _addresses(core_message(g)))
         if w != g:
             return [("vllm_error.message", w, g)]
         return []

@@ -16,7 +16,7 @@ from vllm_preflight.model import Assumption, Deployment, Event, Resolution, Vllm
 from vllm_preflight.modelfacts import TextConfigNotAConfig, model_facts
 from vllm_preflight.releases import PR29558, Release, get_release
 from vllm_preflight.resolve import argv as argv_mod
-from vllm_preflight.resolve import engine, reasoning_config, serve_checks, steps, subconfig_checks
+from vllm_preflight.resolve import engine, reasoning_config, serve_checks, speculators_format, steps, subconfig_checks
 from vllm_preflight.resolve.state import Refusal, State
 
 SERVE_WORDS = ("serve",)
@@ -147,6 +147,7 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
             if serve_mode.kind == "headless":  # create_engine_config(headless=True) infers no hybrid LB
                 parsed.values["data_parallel_start_rank"] = None
         hf_overrides = parsed.values.get("hf_overrides")
+        speculators_format.serve_verifier(state, parsed, deployment.base_dir)  # a speculators checkpoint
         try:
             facts, assumed = model_facts(engine.model_name(parsed), deployment.base_dir, model_assume or {},
                                          experts_wanted=_experts_wanted(parsed, env),

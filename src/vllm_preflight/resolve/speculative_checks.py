@@ -21,6 +21,7 @@ from typing import Any
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import KNOWN_MODELS, ModelFacts
+from vllm_preflight.resolve import speculators_format
 from vllm_preflight.resolve.state import Refusal, State
 
 CLS = "SpeculativeConfig"
@@ -117,6 +118,14 @@ def draft_facts(state: State, model: str) -> tuple[ModelFacts | None, str]:
 
     path = os.path.normpath(model if os.path.isabs(model) else os.path.join(state.base_dir or os.getcwd(), model))
     facts = _facts_from_file(os.path.join(path, "config.json"))
+    if facts is not None and facts.raw_config is not None and speculators_format.is_speculators(facts.raw_config):
+        # a speculators-format checkpoint: its hf config is SpeculatorsConfig's (0.12.0 config.py:126)
+        from vllm_preflight.modelfacts import facts_from_config
+
+        try:
+            facts = facts_from_config(speculators_format.draft_config(state, facts.raw_config))
+        except Refusal as r:  # raised inside SpeculativeConfig.__post_init__: a ValueError is wrapped
+            raise (_pyd(r.message) if r.type == "ValueError" else r) from None
     if facts is not None:
         return facts, f"draft config read from {os.path.join(path, 'config.json')}"
     if model in KNOWN_MODELS:
@@ -223,7 +232,8 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
     if method is None and r["method_default"]:
         method = r["method_default"]
     low = model.lower()
-    detect_pass = ("eagle", "eagle3") + (("dflash",) if r["detect_dflash"] else ())
+    detect_pass = ("eagle", "eagle3") + (("dflash",) if r["detect_dflash"] else ()) \
+        + (("dspark",) if state.release.key >= (0, 25, 0) else ())  # 0.25.0 speculative.py:305
     if method in detect_pass:
         pass
     elif "eagle-" in low:
