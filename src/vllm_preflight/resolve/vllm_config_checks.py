@@ -538,6 +538,9 @@ def after_runner(state: State, values: dict) -> None:
     _kv_transfer_expandable_segments(state, values)
     _nvfp4_mla(state, values)
     _mamba_block_size(state, values)
+    from vllm_preflight.resolve import replayssm_checks
+
+    replayssm_checks.check(state, values)  # validate_mamba_cached_kernel, the last model validator
 
 
 def _async_on(state: State, values: dict) -> bool:
