@@ -23,6 +23,7 @@ import corpus_quant3  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_reasoning  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_replayssm  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_serve_stage  # type: ignore[import-not-found]  # tools/ on sys.path
+import corpus_spec_parallel  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_speculators  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_subconfigs  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_vllm_config2  # type: ignore[import-not-found]  # tools/ on sys.path
@@ -1307,6 +1308,7 @@ MODEL_FAMILIES["serve_stage"] = corpus_serve_stage.serve_stage  # `vllm serve` i
 MODEL_FAMILIES["subconfigs"] = corpus_subconfigs.subconfigs  # flag-built sub-configs (tools/corpus_subconfigs.py)
 MODEL_FAMILIES["quant_schemes_2"] = corpus_quant2.quant_schemes_2  # tools/corpus_quant2.py
 MODEL_FAMILIES["quant_schemes_3"] = corpus_quant3.quant_schemes_3  # tools/corpus_quant3.py
+MODEL_FAMILIES["spec_parallel"] = corpus_spec_parallel.spec_parallel  # tools/corpus_spec_parallel.py
 MODEL_FAMILIES["reasoning_parser"] = corpus_reasoning.reasoning_parser  # tools/corpus_reasoning.py
 MODEL_FAMILIES["vllm_config_2"] = corpus_vllm_config2.vllm_config_2  # tools/corpus_vllm_config2.py
 MODEL_FAMILIES["vllm_config_3"] = corpus_vllm_config3.vllm_config_3  # tools/corpus_vllm_config3.py

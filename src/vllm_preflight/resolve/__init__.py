@@ -18,6 +18,7 @@ from vllm_preflight.releases import PR29558, Release, get_release
 from vllm_preflight.resolve import argv as argv_mod
 from vllm_preflight.resolve import engine, reasoning_config, serve_checks, speculators_format, steps, subconfig_checks
 from vllm_preflight.resolve.state import Refusal, State
+from vllm_preflight.resolve.vllm_config_checks import after_capture_sizes
 
 SERVE_WORDS = ("serve",)
 
@@ -157,7 +158,8 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         result.assumptions.extend(assumed)
         state.model = facts
         engine.apply(parsed, state, facts)
-        steps.run(state)
+        # after _set_cudagraph_sizes, before the platform update and the final asserts
+        steps.run(state, after={"cudagraph_sizes": lambda: after_capture_sizes(state, parsed.values)})
         subconfig_checks.kernel_platform_defaults(state, parsed.values)  # VllmConfig.__post_init__ (0.29.0+)
         subconfig_checks.kv_offloading(state, parsed.values)  # the end of VllmConfig.__post_init__ (0.11.1-0.13.x)
         from vllm_preflight.resolve.config_checks import kv_connector_check_full_graphs

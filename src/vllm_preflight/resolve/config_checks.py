@@ -286,7 +286,8 @@ def world_size_check(state: State, values: dict) -> None:
 
 
 # ------------------------------------------------------------------ speculative
-def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assumption]) -> None:
+def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assumption],
+                       values: dict | None = None) -> None:
     """SpeculativeConfig: field constraints first (pydantic), then __post_init__, then
     `_verify_args`. Draft-model methods read the draft model's own config
     (resolve/speculative_checks.py)."""
@@ -376,23 +377,39 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
             spec["num_speculative_tokens"] = n  # n_predict's default, as the built config holds it
     built = draft is not None or method in ("ngram", "[ngram]", "ngram_gpu", "custom_class", "extract_hidden_states")
     draft_checks.post_init_tail(state, spec, method, True if built else (False if model is None else None))
-    draft_checks.verify_args(state, spec, method, n, draft)
+    # ngram (and ngram_gpu 0.20.0+, custom_class 0.24.0+) drafts with the target itself: _verify_args
+    # checks the target against the parallel config first (0.33.0 speculative.py:1331, 1990)
+    target_is_draft = draft is None and (method in ("ngram", "[ngram]", "ngram_gpu")
+                                         or (method == "custom_class" and state.release.key >= (0, 24, 0)))
+    draft_checks.verify_args(state, spec, method, n, draft, target_verify=(
+        (lambda: verify_with_parallel_config(state, facts, values or {}, cls)) if target_is_draft else None))
+
 
 
 # ------------------------------------------------------------ VllmConfig.__post_init__
 def model_parallel_checks(state: State, facts, values: dict) -> None:
     """ModelConfig.verify_with_parallel_config, the first step of VllmConfig.__post_init__."""
+    verify_with_parallel_config(state, facts, values, "VllmConfig")
+    from vllm_preflight.resolve import vllm_config_checks
+
+    vllm_config_checks.early(state, values)  # what __post_init__ checks next (vllm_config_checks)
+
+
+def verify_with_parallel_config(state: State, facts, values: dict, owner: str) -> None:
+    """The target ModelConfig against the parallel config. SpeculativeConfig runs it first for the
+    methods whose draft is the target itself (ngram; speculative_checks.verify_args), so `owner`
+    names the config whose validation error carries the message."""
     par = state.parallel
     tp = par["tensor_parallel_size"]
     if values.get("tensor_parallel_size") == 0:  # `heads % 0` (before 0.33.0's field bound)
         raise Refusal("ZeroDivisionError", "integer modulo by zero")
     heads = getattr(facts, "num_attention_heads", 0)
     if heads and tp and heads % tp != 0:
-        raise _pyd("VllmConfig", f"Total number of attention heads ({heads}) must be divisible by tensor "
-                                 f"parallel size ({tp}).")
+        raise _pyd(owner, f"Total number of attention heads ({heads}) must be divisible by tensor "
+                          f"parallel size ({tp}).")
     if par["enable_expert_parallel"] and not facts.is_moe:
-        raise _pyd("VllmConfig", "Number of experts in the model must be greater than 0 when expert "
-                                 "parallelism is enabled.")
+        raise _pyd(owner, "Number of experts in the model must be greater than 0 when expert "
+                          "parallelism is enabled.")
     if par.get("pipeline_parallel_size", 1) > 1:
         pp_supported_check(state, facts, values)
     dcp = par["decode_context_parallel_size"]
@@ -400,23 +417,20 @@ def model_parallel_checks(state: State, facts, values: dict) -> None:
     if dcp > 1 and not facts.is_mla and kv and state.release.rules.get("dcp_messages_v0_27", False):
         # 0.27.0 (0.33.0: model.py:1579): the same limits as ValueErrors with new wording
         if tp <= kv:
-            raise _pyd("VllmConfig", f"Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` "
-                                     f"({tp}) to be greater than the model's total number of KV heads ({kv}). "
-                                     f"Increase `--tensor-parallel-size` or set `--decode-context-parallel-size 1`.")
+            raise _pyd(owner, f"Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` "
+                              f"({tp}) to be greater than the model's total number of KV heads ({kv}). "
+                              f"Increase `--tensor-parallel-size` or set `--decode-context-parallel-size 1`.")
         if dcp > tp // kv:
-            raise _pyd("VllmConfig", f"`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported "
-                                     f"value ({tp // kv}) for `--tensor-parallel-size` ({tp}) and {kv} model KV heads.")
+            raise _pyd(owner, f"`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported "
+                              f"value ({tp // kv}) for `--tensor-parallel-size` ({tp}) and {kv} model KV heads.")
     elif dcp > 1 and not facts.is_mla and kv:
         if not tp > kv:
-            raise _pyd("VllmConfig", f"tensor parallel size {tp} must be greater than total num kv heads {kv} "
-                                     f"when enable decode context parallel for GQA/MQA", "Assertion failed")
+            raise _pyd(owner, f"tensor parallel size {tp} must be greater than total num kv heads {kv} "
+                              f"when enable decode context parallel for GQA/MQA", "Assertion failed")
         if dcp > tp // kv:
-            raise _pyd("VllmConfig", f"decode context parallel size must less than or equal to (tensor parallel "
-                                     f"size {tp} // total num kv heads {kv}) = {tp // kv}, but got {dcp}",
+            raise _pyd(owner, f"decode context parallel size must less than or equal to (tensor parallel "
+                              f"size {tp} // total num kv heads {kv}) = {tp // kv}, but got {dcp}",
                        "Assertion failed")
-    from vllm_preflight.resolve import vllm_config_checks
-
-    vllm_config_checks.early(state, values)  # what __post_init__ checks next (vllm_config_checks)
 
 
 PP_UNSUPPORTED = ("Pipeline parallelism is not supported for this model. "

@@ -211,7 +211,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         attr = "items" if release.key >= (0, 26, 0) else "update"
         raise Refusal("AttributeError", f"'{type(spec).__name__}' object has no attribute '{attr}'")
     if isinstance(spec, dict):
-        config_checks.speculative_checks(state, spec, facts, state.assumptions)
+        config_checks.speculative_checks(state, spec, facts, state.assumptions, v)
         state.num_speculative_tokens = int(spec.get("num_speculative_tokens") or 0)
         state.speculative_method = spec.get("method")
     lora_checks.engine_checks(state, v, facts)  # default_mm_loras, LoRAConfig, LoRA x speculative

@@ -17,6 +17,7 @@ quantization are not read.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from vllm_preflight.model import Assumption
@@ -50,7 +51,7 @@ _RULES: tuple[tuple[tuple, dict], ...] = (
         "detect_dflash": False,
         "synthetic": False, "hetero_vocab": False, "index_share": False, "adaptive_vs_local_argmax": False,
         "lm_head_quant": False, "fly": False, "hetero_no_local_argmax": False, "dspark_topk": False,
-        "custom_path": False, "medusa_forced": False,
+        "custom_path": False, "medusa_forced": False, "draft_inherits_ep": False,
     }),
     ((0, 15, 0), {"unmatched": "unsupported_method", "tp_key_refused": True, "vocab_check": True}),
     ((0, 16, 0), {"aux_targets": ("llama", "qwen", "minicpm", "gpt_oss", "hunyuan_vl", "hunyuan_v1_dense",
@@ -77,7 +78,9 @@ _RULES: tuple[tuple[tuple, dict], ...] = (
     ((0, 28, 0), {"dspark_topk": True}),  # dspark_draft_topk only with DSpark (0.28.0 speculative.py:1089)
     ((0, 29, 0), {"index_share": True}),  # index_share_for_mtp_iteration
     ((0, 30, 0), {"adaptive_vs_local_argmax": True}),
-    ((0, 30, 0), {"draft_pp_is_target_pp": False}),  # the draft runs with pipeline_parallel_size=1
+    ((0, 30, 0), {"draft_pp_is_target_pp": False,  # the draft runs with pipeline_parallel_size=1
+                  "draft_inherits_ep": True}),  # and the target's enable_expert_parallel
+    ((0, 32, 0), {"draft_inherits_ep": False}),  # only a MoE draft keeps it
     ((0, 33, 0), {"medusa_mlp": False,  # Medusa / MLP speculator removed (their configs too)
                   "lm_head_quant": True, "fly": True, "hetero_no_local_argmax": True}),
 )
@@ -306,8 +309,11 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
     return method, n, draft
 
 
-def verify_args(state: State, spec: dict, method: str | None, n: Any, draft: dict | None) -> None:
-    """SpeculativeConfig._verify_args (after __post_init__), for every method."""
+def verify_args(state: State, spec: dict, method: str | None, n: Any, draft: dict | None,
+                target_verify: Callable[[], None] | None = None) -> None:
+    """SpeculativeConfig._verify_args (after __post_init__), for every method. The draft's
+    ModelConfig meets the draft parallel config: `draft`'s facts, or `target_verify` where the
+    target serves as its own draft."""
     from vllm_preflight.resolve.config_checks import PP_UNSUPPORTED
 
     r = rules(state)
@@ -323,10 +329,17 @@ def verify_args(state: State, spec: dict, method: str | None, n: Any, draft: dic
     rejection = spec.get("rejection_sample_method")
     if r["synthetic"]:
         _synthetic(spec, rejection, n)
+    if target_verify is not None:
+        target_verify()
     if draft is not None:
         if draft["heads"] % draft["tp"] != 0:
             raise _pyd(f"Total number of attention heads ({draft['heads']}) must be divisible by tensor "
                        f"parallel size ({draft['tp']}).")
+        # 0.30.0-0.31.x the draft's parallel config inherits expert parallelism; 0.32.0+ only for a
+        # MoE draft (create_draft_parallel_config), so only the former can refuse a dense draft
+        if r["draft_inherits_ep"] and state.parallel.get("enable_expert_parallel") and not draft["is_moe"]:
+            raise _pyd("Number of experts in the model must be greater than 0 when expert parallelism is "
+                       "enabled.")
         if draft["pp"] > 1 and draft["arch"]:
             from vllm_preflight.releases.architectures import arch_support
 

@@ -10,9 +10,10 @@ Four hooks, in vLLM's order:
                   Model Runner V1 (0.30.0+);
   `after_async`   after the async-scheduling block: the executor backend, the Proton profiler
                   without eager mode (0.28.0-0.29.x), --per-request-spec-decode-metrics (0.29.0+);
-  `before_runner` after the CUDA-graph sizes: KV-sharing fast prefill with EAGLE, HiSparse's
-                  checks (0.30.0+), the speculative drafting / lookahead slots (0.20.0+), the KV
-                  interleave size against the block size (0.12.0-0.17.x);
+  `after_capture_sizes` right after the CUDA-graph sizes (a pipeline hook): KV-sharing fast
+                  prefill with EAGLE, the KV interleave size against the block size (0.12.0-0.17.x);
+  `before_runner` after the compilation steps: HiSparse's checks (0.30.0+), the speculative
+                  drafting / lookahead slots (0.20.0+);
   `after_runner`  after the model runners' validation: the Proton profiler (0.30.0+),
                   batch-sharded sampling and adaptive verification (0.29.0+), compile range
                   points (0.13.0+), MoonEP (0.31.0+),
@@ -407,17 +408,23 @@ def _use_eagle(state: State) -> bool:
     return method in eagle or method.endswith("_mtp")
 
 
-def before_runner(state: State, values: dict) -> None:
-    """After the CUDA-graph sizes, before the model runners' validation: 0.11.1+ KV-sharing
-    fast prefill refuses EAGLE-like drafting (0.12.0 config/vllm.py, 0.33.0 :2015-2027); then,
-    after the platform's config update, 0.12.0-0.17.x the block size against the context-parallel
-    KV interleave size (with DCP) and 0.12.0 that interleave size with speculative decoding."""
+def after_capture_sizes(state: State, values: dict) -> None:
+    """Right after _set_cudagraph_sizes, before the splitting ops and the piecewise / DBO asserts
+    (a pipeline hook, resolve/steps): 0.11.1+ KV-sharing fast prefill refuses EAGLE-like drafting
+    (0.12.0 config/vllm.py:719, 0.33.0 :2015-2027); then, after the platform's config update,
+    0.12.0-0.17.x the block size against the context-parallel KV interleave size (with DCP) and
+    0.12.0 that interleave size with speculative decoding (0.12.0 :782-810)."""
     if _since(state, (0, 11, 1)) and values.get("kv_sharing_fast_prefill") and _use_eagle(state):
         raise _pyd("Fast prefill optimization for KV sharing is not compatible with EAGLE as EAGLE requires "
                    "correct logits for all tokens while fast prefill gives incorrect logits for prompt tokens.")
+    _cp_interleave(state, values)
+
+
+def before_runner(state: State, values: dict) -> None:
+    """After the compilation steps, before the model runners' validation: HiSparse and the
+    drafting slots."""
     hisparse_checks(state, values)
     _lookahead_slots(state, values)
-    _cp_interleave(state, values)
 
 
 def _lookahead_slots(state: State, values: dict) -> None:

@@ -7,6 +7,8 @@ log message.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from vllm_preflight.resolve.state import Refusal, State
 from vllm_preflight.resolve.steps import checks, cudagraph_mode, deepep_ht, defaults, sequence_parallel, splitting_ops
 from vllm_preflight.resolve.steps.common import MOE_OPS
@@ -16,9 +18,13 @@ STEPS = {name: fn for module in (defaults, cudagraph_mode, sequence_parallel, de
          if callable(fn) and not name.startswith("_") and getattr(fn, "__module__", "") == module.__name__}
 
 
-def run(state: State) -> None:
+def run(state: State, after: dict[str, Callable[[], None]] | None = None) -> None:
+    """The release's pipeline; `after` runs checks of __post_init__ that sit between two steps
+    (they read engine arguments the steps do not), right after the named step."""
     for name in state.release.pipeline:
         STEPS[name](state)
+        if after and name in after:
+            after[name]()
 
 
 __all__ = ["MOE_OPS", "STEPS", "Refusal", "run"]
