@@ -20,6 +20,7 @@ FAMILIES = ("pp_arch", "multimodal", "lora", "max_model_len", "quantization", "a
             "world_size", "spec_flags", "json_text", "validators", "v2_features", "mamba_quant",
             "serve_stage", "speculative", "subconfigs", "vllm_config", "quant_schemes", "quant_schemes_2", "reasoning_parser",
             "vllm_config_2", "vllm_config_3", "replayssm", "speculators", "quant_schemes_3", "spec_parallel")
+FAMILIES += ("speculative_2",)  # draft features and slots (tools/corpus_speculative2.py)
 
 
 def _load(path: Path) -> list[dict]:

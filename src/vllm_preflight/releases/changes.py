@@ -339,12 +339,16 @@ CHANGES: list[tuple[str, dict]] = [
     # the V1 model runner's own refusals (_validate_v1_model_runner, 0.29.0 config/vllm.py:1653-1656):
     # prefill context parallel, DSpark; async scheduling + PP, which nothing checks 0.15.0-0.30.0
     # (read in each config/vllm.py), joins them in 0.31.0 (config/vllm.py:3120-3124)
-    # (0.29.0+ also adaptive draft verification and batch-sharded sampling: vllm_config_checks.v1_features)
-    ("0.29.0", {"v1_unsupported": ("pcp", "dspark", "adaptive", "batch_sharded")}),
+    # (0.29.0+ also adaptive draft verification and batch-sharded sampling: vllm_config_checks.v1_features;
+    # DFlash/XPress/Parse draft architectures and diffusion targets: resolve/draft_features.v1_flags)
+    ("0.29.0", {"v1_unsupported": ("pcp", "dspark", "adaptive", "dflash_multi_kv", "dflash2", "diffusion",
+                                   "batch_sharded")}),
     ("0.31.0", {"async_pp": "v1_runner_validate", "v1_unsupported": ("pcp", "async_pp", "dspark", "adaptive",
-                                                                     "batch_sharded")}),
+                                                                     "dflash_multi_kv", "dflash_candidate",
+                                                                     "diffusion", "batch_sharded")}),
     # 0.33.0 (config/vllm.py:3089-3151) adds a draft lm_head quantization (--speculative-config, :3119) and Step5
-    ("0.33.0", {"v1_unsupported": ("pcp", "async_pp", "dspark", "adaptive", "draft_lm_head_quant", "batch_sharded",
+    ("0.33.0", {"v1_unsupported": ("pcp", "async_pp", "dspark", "xpress", "adaptive", "draft_lm_head_quant",
+                                   "parse_mtp", "dflash_multi_kv", "dflash_candidate", "diffusion", "batch_sharded",
                                    "step5")}),
     ("0.31.0", {
         "pipeline": PIPELINE_V0_31 + ("log_enabled_passes",), "capture_add_max_num_seqs": True,

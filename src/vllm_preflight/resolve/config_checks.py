@@ -340,8 +340,8 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
     model = spec.get("model")
     n = spec.get("num_speculative_tokens")
     if model is None and n is not None:
-        if method == "mtp":
-            model = "(target)"
+        if method == "mtp" or (method == "dspark" and state.release.key >= (0, 25, 0)):
+            model = "(target)"  # the target's checkpoint is the draft (0.25.0+ speculative.py:672 for DSpark)
         elif method in ("ngram", "[ngram]", "suffix", "ngram_gpu") or (
                 method == "extract_hidden_states" and state.release.key >= (0, 17, 0)):
             model = method  # extract_hidden_states: 0.17.0+ (speculative.py:369)
@@ -632,17 +632,24 @@ def validate_v1_runner(state: State, values: dict) -> None:
     if not features:
         return
     par = state.parallel
+    from vllm_preflight.resolve.draft_features import v1_flags
     from vllm_preflight.resolve.vllm_config_checks import v1_features
 
-    more = v1_features(state, values)  # adaptive draft verification, batch-sharded sampling (0.29.0+)
+    # adaptive draft verification, batch-sharded sampling (0.29.0+); the draft's architecture and
+    # a diffusion target (resolve/draft_features.py)
+    more = {**v1_features(state, values), **v1_flags(state)}
     found = [text for feature, text in (
         ("pcp", "prefill context parallel"), ("async_pp", "pipeline parallelism with async scheduling"),
-        ("dspark", "dspark speculative decoding"), ("adaptive", "adaptive draft verification"),
-        ("draft_lm_head_quant", "draft lm_head quantization"),
+        ("dspark", "dspark speculative decoding"), ("xpress", "xpress speculative decoding"),
+        ("adaptive", "adaptive draft verification"), ("draft_lm_head_quant", "draft lm_head quantization"),
+        ("parse_mtp", "Parse 3.5 MTP"), ("dflash_multi_kv", "mixed sliding/full dflash drafts"),
+        ("dflash2", "dflash2 drafts"), ("dflash_candidate", "DFlash candidate-head drafts"),
+        ("diffusion", "diffusion models"),
         ("batch_sharded", "batch-sharded sampling"), ("step5", "Step5")) if feature in features and (
         (feature == "pcp" and (par.get("prefill_context_parallel_size") or 1) > 1)
         or (feature == "async_pp" and values.get("async_scheduling") and par["pipeline_parallel_size"] > 1)
-        or (feature == "dspark" and state.speculative_method == "dspark") or more.get(feature, False))]
+        or (feature == "dspark" and (state.speculative_method_resolved or state.speculative_method) == "dspark")
+        or more.get(feature, False))]
     if not found:
         return
     from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner

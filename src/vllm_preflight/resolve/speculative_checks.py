@@ -22,7 +22,7 @@ from typing import Any
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import KNOWN_MODELS, ModelFacts
-from vllm_preflight.resolve import speculators_format
+from vllm_preflight.resolve import draft_features, speculators_format
 from vllm_preflight.resolve.state import Refusal, State
 
 CLS = "SpeculativeConfig"
@@ -51,7 +51,7 @@ _RULES: tuple[tuple[tuple, dict], ...] = (
         "detect_dflash": False,
         "synthetic": False, "hetero_vocab": False, "index_share": False, "adaptive_vs_local_argmax": False,
         "lm_head_quant": False, "fly": False, "hetero_no_local_argmax": False, "dspark_topk": False,
-        "custom_path": False, "medusa_forced": False, "draft_inherits_ep": False,
+        "custom_path": False, "medusa_forced": False, "xpress": False, "draft_inherits_ep": False,
     }),
     ((0, 15, 0), {"unmatched": "unsupported_method", "tp_key_refused": True, "vocab_check": True}),
     ((0, 16, 0), {"aux_targets": ("llama", "qwen", "minicpm", "gpt_oss", "hunyuan_vl", "hunyuan_v1_dense",
@@ -82,6 +82,7 @@ _RULES: tuple[tuple[tuple, dict], ...] = (
                   "draft_inherits_ep": True}),  # and the target's enable_expert_parallel
     ((0, 32, 0), {"draft_inherits_ep": False}),  # only a MoE draft keeps it
     ((0, 33, 0), {"medusa_mlp": False,  # Medusa / MLP speculator removed (their configs too)
+                  "xpress": True,  # xpress_topc (speculative.py:1620)
                   "lm_head_quant": True, "fly": True, "hetero_no_local_argmax": True}),
 )
 
@@ -103,6 +104,9 @@ _MTP_BY_TYPE = {"deepseek_v3": "deepseek_mtp", "deepseek_v32": "deepseek_mtp", "
 _MTP_BY_ARCH = {"MiMoForCausalLM": "mimo_mtp", "Glm4MoeForCausalLM": "glm4_moe_mtp"}
 _MTP_SINCE = {"glm4_moe_lite_mtp": (0, 15, 0), "exaone_moe_mtp": (0, 15, 0)}
 _MTP_BY_ARCH_LATER = {"Glm4MoeLiteForCausalLM": "glm4_moe_lite_mtp"}
+# DeepSeek V4 (0.20.0+) and V4.1 (0.30.0+, then refused: draft_features.V41_NO_MTP) become deepseek_mtp
+# (0.33.0 speculative.py:765-776)
+_MTP_DEEPSEEK_V4 = {"deepseek_v4": (0, 20, 0), "deepseek_v41": (0, 30, 0)}
 _MTP_BY_TYPE_LATER = {"exaone_moe": "exaone_moe_mtp", "exaone_moe_mtp": "exaone_moe_mtp"}
 
 TRANSFORMERS_UNKNOWN = (
@@ -144,6 +148,8 @@ def _mtp_conversion(state: State, cfg: dict) -> tuple[str, Any] | None:
     new = _MTP_BY_TYPE.get(mt) or _MTP_BY_ARCH.get(arch)
     if new is None and kv >= (0, 15, 0):
         new = _MTP_BY_TYPE_LATER.get(mt) or _MTP_BY_ARCH_LATER.get(arch)
+    if new is None and kv >= _MTP_DEEPSEEK_V4.get(mt, (99,)):
+        new = "deepseek_mtp"
     if new is None:
         return None
     if new == "longcat_flash_mtp":
@@ -226,6 +232,8 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
     if model_type == "mlp_speculator" and n_predict is None:
         n_predict = 3  # MLPSpeculatorConfig's default
     mtp = _mtp_conversion(state, cfg)
+    if draft_features.parse_mtp_target(state, cfg):
+        mtp, archs = ("mtp", 1), ["ParseAuxMTPModel"]  # 0.33.0 hf_config_override, before any other
     if mtp is not None:
         model_type, n_predict = mtp
     # the draft ModelConfig: max_model_len (given to it from 0.21.0)
@@ -245,12 +253,16 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
         method = "eagle3"
     elif r["detect_dflash"] and "dflash" in low:
         method = "dflash"
+    elif draft_features.is_dspark_draft(state, low, archs, model_type):
+        method = "dspark"
     elif r["medusa_mlp"] and model_type == "medusa":
         method = "medusa"
     elif r["medusa_mlp"] and model_type == "mlp_speculator":
         method = "mlp_speculator"
     elif model_type in _mtp_types(state):
         method = "mtp"
+        if draft_features.v41_target(state):
+            raise _pyd(draft_features.V41_NO_MTP)
         if n is None:  # the "n > 1" warning compares None first
             raise Refusal("TypeError", "'>' not supported between instances of 'NoneType' and 'int'")
     elif method == "draft_model" and r["unmatched"] == "unsupported_method":
@@ -264,8 +276,16 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
     if method in ("eagle", "eagle3", "dflash") and model_type not in ("eagle", "speculators"):
         if method == "eagle":
             archs = [a if a.startswith("Eagle") else f"Eagle{a}" for a in archs]
+        elif method == "dflash":
+            archs = draft_features.dflash_archs(state, archs)
         else:
             archs = [a if a.startswith("Eagle3") or a.endswith("Eagle3") else f"Eagle3{a}" for a in archs]
+    if method == "dspark":
+        archs = draft_features.dspark_archs(state, archs, model_type)
+        n, n_predict = draft_features.dspark_tokens(state, cfg, n, n_predict)
+    draft_features.note_draft(state, method, archs, cfg)
+    if "ParseAuxMTPModel" in archs and n not in (None, 1):
+        raise _pyd("Parse 3.5 has only one trained MTP step")  # 0.33.0 speculative.py:1586-1591
     # n_predict: the default token count, and what it must divide
     if n_predict is not None:
         if n is None:
@@ -279,8 +299,14 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
             raise _pyd("A speculative model was provided, but neither `speculative_token_tree` nor "
                        "`num_speculative_tokens` was provided")
         raise _pyd("A speculative model was provided, but `num_speculative_tokens` was not provided")
+    if r["xpress"]:
+        _xpress_topc(state, spec, cfg)
     if r["dspark_topk"] and spec.get("dspark_draft_topk") is not None and method != "dspark":
         raise _pyd("dspark_draft_topk is only supported by DSpark")
+    if r["dspark_topk"] and method == "dspark":
+        topk_refused = draft_features.dspark_topk_message(state, spec, cfg, archs)
+        if topk_refused:
+            raise _pyd(topk_refused)
     # the draft's tensor parallel size
     tp = state.parallel["tensor_parallel_size"]
     dtp = spec.get("draft_tensor_parallel_size")
@@ -307,6 +333,22 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
     draft = {"heads": heads, "tp": dtp, "arch": arch, "vocab": text.get("vocab_size"), "is_moe": facts.is_moe,
              "pp": state.parallel.get("pipeline_parallel_size", 1) if r["draft_pp_is_target_pp"] else 1}
     return method, n, draft
+
+
+def _xpress_topc(state: State, spec: dict, cfg: dict) -> None:
+    """0.33.0 (speculative.py:1620-1638): xpress_topc only for an XPress draft, whose top-C (the
+    field, else its config.json's) must lie in [0, draft vocabulary size]."""
+    topc = spec.get("xpress_topc")
+    xpress = draft_features.xpress(state)
+    if topc is not None and not xpress:
+        raise _pyd("xpress_topc is only supported by XPress")
+    if not xpress:
+        return
+    if topc is None:
+        topc = cfg.get("xpress_topc")
+    vocab = cfg.get("draft_vocab_size") or _text(cfg).get("vocab_size")
+    if isinstance(topc, int) and isinstance(vocab, int) and not 0 <= topc <= vocab:
+        raise _pyd(f"xpress_topc must be between 0 and the draft vocabulary size ({vocab})")
 
 
 def verify_args(state: State, spec: dict, method: str | None, n: Any, draft: dict | None,

@@ -265,7 +265,7 @@ def _watermarking(state: State, values: dict) -> None:
         raise _pyd("Speculative decoding with watermarking requires rejection_sample_method='standard'.")
     method = state.speculative_method_resolved or state.speculative_method or ""
     parallel_ok = ("dflash", "dspark") if _since(state, (0, 33, 0)) else ("dspark",)
-    if spec.get("parallel_drafting") is True and method not in parallel_ok:
+    if _parallel_drafting(state, spec, method) and method not in parallel_ok:
         raise _pyd("Parallel speculative drafting is not supported with watermarking.")
     if _since(state, (0, 33, 0)):
         if method not in ("dflash", "dspark", "eagle", "eagle3", "mtp"):
@@ -430,21 +430,22 @@ def before_runner(state: State, values: dict) -> None:
 def _lookahead_slots(state: State, values: dict) -> None:
     """0.33.0 `_set_max_num_scheduled_tokens` (config/vllm.py:2371): max_num_batched_tokens must
     exceed VllmConfig.num_lookahead_tokens: num_speculative_tokens for EAGLE/EAGLE3/MTP and draft
-    models, one more for DFlash (DSpark: by its draft's sample_from_anchor, not checked; n-gram
-    and the others reserve none). Before 0.33.0 only parallel drafting reserved slots (not
-    modelled), and the max_num_scheduled_tokens <= 0 refusal is unreachable from flags there and
-    here (SchedulerConfig's ge=1; no drafting slots are subtracted without parallel drafting)."""
+    models, one more for DFlash and for a DSpark draft with sample_from_anchor off (n-gram and the
+    others reserve none). Before 0.33.0: `_drafting_slots`. Here the max_num_scheduled_tokens
+    <= 0 refusal is unreachable (SchedulerConfig's ge=1; no drafting slots are subtracted)."""
     spec = _spec(values)
     if spec is None:
         return
     method = state.speculative_method_resolved or state.speculative_method or ""
     k = state.num_speculative_tokens
     if not _since(state, (0, 33, 0)):
-        _drafting_slots(state, method, k, spec.get("parallel_drafting") is True or method == "dflash")
+        _drafting_slots(state, values, method, k, _parallel_drafting(state, spec, method))
         return
-    if method == "dflash":
+    from vllm_preflight.resolve.draft_features import dspark_fill_in
+
+    if method == "dflash" or dspark_fill_in(state):
         lookahead = k + 1
-    elif method in ("eagle", "eagle3", "mtp", "draft_model"):
+    elif method in ("eagle", "eagle3", "mtp", "draft_model", "dspark"):
         lookahead = k
     else:
         return
@@ -454,7 +455,14 @@ def _lookahead_slots(state: State, values: dict) -> None:
                    f"settings. Got max_num_batched_tokens={mnbt} and num_lookahead_tokens={lookahead}.")
 
 
-def _drafting_slots(state: State, method: str, k: int, parallel: bool) -> None:
+def _parallel_drafting(state: State, spec: dict, method: str) -> bool:
+    """SpeculativeConfig.parallel_drafting as __post_init__ leaves it: as given, and on for a DFlash
+    draft (0.20.0+) or a DSpark one (0.25.0+) whatever was given (0.28.0 speculative.py:1046)."""
+    native = ("dflash", "dspark") if _since(state, (0, 25, 0)) else ("dflash",)
+    return spec.get("parallel_drafting") is True or method in native
+
+
+def _drafting_slots(state: State, values: dict, method: str, k: int, parallel: bool) -> None:
     """0.17.0-0.32.x `_set_max_num_scheduled_tokens` with SpeculativeConfig.max_num_new_slots_for_drafting
     (parallel drafting: --speculative-config parallel_drafting, DFlash always).
     0.17.0-0.27.x (0.20.0 config/speculative.py:954-967): K-1 slots per request with parallel
@@ -462,20 +470,32 @@ def _drafting_slots(state: State, method: str, k: int, parallel: bool) -> None:
     slots x max_num_seqs, refused at <= 0 from 0.20.0 (0.20.0 config/vllm.py:1392; 0.17.0-0.19.x
     let it go negative). 0.28.0-0.32.x (0.28.0 config/speculative.py:1421-1460): DFlash K, parallel
     drafting K-1 (a draft model K), a draft model 1; max_num_batched_tokens must exceed them
-    (0.28.0 config/vllm.py, "does not have enough slots"). Not modelled: a draft config that turns
-    parallel drafting on itself."""
+    (0.28.0 config/vllm.py, "does not have enough slots"). A --max-num-scheduled-tokens given
+    (0.26.0+) replaces the derived value: 0 is refused as a derived one is (its field allows 0 until
+    0.31.x), and 0.26.0-0.27.x refuse one that leaves fewer than the slots free (0.26.0
+    config/vllm.py:1689-1739)."""
     mnbt, mns = state.scheduler.get("max_num_batched_tokens"), state.scheduler.get("max_num_seqs")
     if not isinstance(mnbt, int) or not isinstance(mns, int) or not _since(state, (0, 20, 0)):
         return
+    given = values.get("max_num_scheduled_tokens") if _since(state, (0, 26, 0)) else None
+    given = given if isinstance(given, int) and not isinstance(given, bool) else None
     draft_model = method == "draft_model"
     if not _since(state, (0, 28, 0)):
-        slots = (k - 1 if parallel else 0) + (1 if draft_model else 0)
-        left = mnbt - slots * mns
+        delta = ((k - 1 if parallel else 0) + (1 if draft_model else 0)) * mns
+        left = mnbt - delta if given is None else given
         if left <= 0:
             raise _pyd(f"max_num_scheduled_tokens is set to {left} based on the speculative decoding settings, which "
                        "does not allow any tokens to be scheduled. Increase max_num_batched_tokens to accommodate "
                        "the additional draft token slots, or decrease num_speculative_tokens or max_num_seqs.")
+        if mnbt < left + delta:
+            raise _pyd("VllmConfig received max_num_scheduled_tokens but it does not have enough slots to support the "
+                       f"speculative decoding settings. It should be greater by at least {delta}, but got "
+                       f"max_num_batched_tokens={mnbt} and max_num_scheduled_tokens={left}.")
         return
+    if given is not None and given <= 0:
+        raise _pyd(f"max_num_scheduled_tokens is set to {given} based on the speculative decoding settings, which "
+                   "does not allow any tokens to be scheduled. Increase max_num_batched_tokens to accommodate the "
+                   "additional draft token slots, or decrease num_speculative_tokens.")
     if method == "dflash":
         slots = k
     elif parallel:

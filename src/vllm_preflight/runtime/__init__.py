@@ -164,6 +164,8 @@ def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
             out.extend(_dbo_unsupported(state, spec))
         elif feature == "par_draft" and "par_draft" in flags and spec not in r.v2_par_draft_native:
             out.append(r.v2_par_draft_text)
+        elif feature == "hetero_vocab" and "hetero_vocab" in flags:
+            out.append("heterogeneous-vocabulary draft models")
         elif feature == "ext_pp" and "ext_launcher" in flags and par["pipeline_parallel_size"] > 1:
             out.append("pipeline parallelism with external_launcher")
         elif feature in _V2_FLAG_TEXT and feature in flags:
@@ -195,6 +197,7 @@ def note_v2_features(state, values: dict) -> None:
         ("ext_launcher", values.get("distributed_executor_backend") == "external_launcher"),
         ("lora", values.get("enable_lora")),
         ("par_draft", isinstance(spec, dict) and spec.get("parallel_drafting")),
+        ("hetero_vocab", isinstance(spec, dict) and spec.get("use_heterogeneous_vocab")),
         ("no_padded_drafter", isinstance(spec, dict) and spec.get("disable_padded_drafter_batch"))) if on}
     state.model_cfg["v2_features"] = frozenset(found)
 
@@ -248,8 +251,11 @@ def _runner(state, r: RuntimeRules, events: list) -> str:
         return "V2" if env else "V1"
     if r.v2_runner == "opt_in":
         return "V1"
+    from vllm_preflight.resolve.draft_features import forces_v2  # diffusion, DFlash drafts (0.24.0-0.28.0)
+
     if ("pcp" in r.v2_force and (state.parallel.get("prefill_context_parallel_size") or 1) > 1) \
-            or ("dspark" in r.v2_force and state.speculative_method == "dspark"):
+            or ("dspark" in r.v2_force and (state.speculative_method_resolved or state.speculative_method) == "dspark") \
+            or forces_v2(state, r.v2_force):
         return "V2"
     if r.v2_runner == "arch_list" and not _default_v2_model(state, r):
         return "V1"

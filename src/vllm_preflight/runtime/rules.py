@@ -127,7 +127,14 @@ CHANGES: tuple[tuple[str, dict], ...] = (
     # 0.28.0 drops routed experts capture and EC transfer (0.28.0 config/vllm.py:2369-2460)
     ("0.28.0", {"v2_unsupported": ("pcp_not_mla", "stock_compile", "sp", "ext_pp", "spec", "par_draft", "eagle3_pp",
                                   "dbo", "elastic_ep", "logitsprocs", "prompt_embeds", "kv_fast_prefill")}),
-    ("0.27.0", {"v2_force": ("pcp", "dspark")}),
+    # use_v2_model_runner's "V2 anyway" cases (0.24.0-0.28.0 config/vllm.py; resolve/draft_features.forces_v2):
+    # a diffusion target (0.24.0+), DSpark (0.25.0+), a mixed sliding/full DFlash draft (0.26.0+), PCP
+    # (0.27.0+), a DFlash2 draft (0.28.0)
+    ("0.24.0", {"v2_force": ("diffusion",)}),
+    ("0.25.0", {"v2_force": ("dspark", "diffusion")}),
+    ("0.26.0", {"v2_force": ("dspark", "dflash_multi_kv", "diffusion")}),
+    ("0.27.0", {"v2_force": ("pcp", "dspark", "dflash_multi_kv", "diffusion")}),
+    ("0.28.0", {"v2_force": ("pcp", "dspark", "dflash_multi_kv", "dflash2", "diffusion")}),
     ("0.29.0", {"v2_unsupported": ("stock_compile", "sp", "ext_pp", "spec", "par_draft", "eagle3_pp", "dbo", "elastic_ep",
                                   "logitsprocs", "kv_fast_prefill"), "v2_force": (),
                 "v2_spec_allowed": _V2_SPEC_V022 + ("dflash", "dspark", "extract_hidden_states")}),
@@ -137,7 +144,8 @@ CHANGES: tuple[tuple[str, dict], ...] = (
                                     "custom_class")}),
     ("0.31.0", {"v2_spec_blocked": ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class"),
                 "v2_unsupported": ("stock_compile", "sp", "ext_pp", "spec", "par_draft", "dbo_env_unset", "elastic_ep")}),
-    ("0.32.0", {"v2_unsupported": ("ext_pp", "spec", "par_draft", "dbo_env_unset"),
+    # 0.32.0+ also heterogeneous-vocabulary drafts (0.33.0 config/vllm.py:3079-3082)
+    ("0.32.0", {"v2_unsupported": ("ext_pp", "spec", "par_draft", "hetero_vocab", "dbo_env_unset"),
                 "v2_spec_blocked": ("suffix", "medusa", "mlp_speculator", "custom_class")}),
     ("0.33.0", {"v2_spec_blocked": ("suffix", "custom_class")}),
     ("0.24.0", {"sel_mla_sm12": True, "sel_fi_cc80": True,
