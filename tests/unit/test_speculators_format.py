@@ -114,3 +114,21 @@ def test_old_releases_build_the_layer_config_into_the_speculative_config():
                                      ("x/y.git", False), ("../x", False), ("a b/c", False)])
 def test_repo_id_rule(name, ok):
     assert speculators_format._is_repo_id(name) == ok
+
+
+@pytest.mark.parametrize("version,ok", [("0.28.0", False), ("0.29.0", True)])
+def test_dflash2_runs_as_dflash_from_0_29(version, ok):
+    # 0.29.0 base.py build_vllm_speculative_config: method "dflash2" -> "dflash"; before, "dflash2" is
+    # no SpeculativeConfig method and its literal check refuses it
+    res = _run(version, "spec-fmt-dflash2")
+    assert (res.vllm_error is None) == ok
+    if not ok:
+        assert res.vllm_error.message.startswith("1 validation error for SpeculativeConfig\nmethod\n  Input should be")
+
+
+def test_peagle_is_eagle3_with_parallel_drafting():
+    cfg = json.loads((MODELS / "spec-fmt-peagle" / "config.json").read_text())
+    assert speculators_format.speculative_config(_state("0.22.0"), cfg) == {
+        "method": "eagle3", "num_speculative_tokens": 4, "parallel_drafting": True}
+    with pytest.raises(Refusal):  # 0.21.0: not a speculators type yet (checked when the draft loads)
+        speculators_format.draft_config(_state("0.21.0"), cfg)

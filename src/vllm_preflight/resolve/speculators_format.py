@@ -37,14 +37,16 @@ from vllm_preflight.resolve.state import Refusal, State
 # (first release, changes), read in every release's speculators/base.py and algos.py
 _VARIANTS: tuple[tuple[tuple, dict], ...] = (
     ((0, 11, 0), {"types": ("eagle3",), "type_checked": "override", "merge_user": False,
-                  "arch_map": False, "verifier_remote_only": False, "skip_model_type": False}),
+                  "arch_map": False, "verifier_remote_only": False, "skip_model_type": False,
+                  "renamed": {}}),
     ((0, 16, 0), {"type_checked": "draft"}),
     ((0, 19, 0), {"skip_model_type": True}),  # SpeculatorsConfig.__init__ keeps model_type "speculators"
     ((0, 20, 0), {"types": ("eagle3", "dflash")}),
-    ((0, 22, 0), {"types": ("eagle3", "peagle", "dflash")}),
+    ((0, 22, 0), {"types": ("eagle3", "peagle", "dflash"), "renamed": {"peagle": "eagle3"}}),
     ((0, 24, 0), {"arch_map": True}),
     ((0, 25, 0), {"types": ("eagle3", "peagle", "dflash", "dspark")}),
-    ((0, 29, 0), {"types": ("eagle3", "peagle", "dflash", "dflash2", "dspark"), "merge_user": True}),
+    ((0, 29, 0), {"types": ("eagle3", "peagle", "dflash", "dflash2", "dspark"), "merge_user": True,
+                  "renamed": {"peagle": "eagle3", "dflash2": "dflash"}}),
     ((0, 33, 0), {"verifier_remote_only": True}),
 )
 
@@ -174,10 +176,11 @@ def _build(state: State, cfg: dict) -> dict:
         out.update(cfg.get("transformer_layer_config", {}))
         _layer_updates(state, cfg, out)
         return out
-    if kind == "peagle":
-        out.update({"method": "eagle3", "parallel_drafting": True})
-    elif kind == "dflash2":
-        out["method"] = "dflash"
+    renamed = _rules(state)["renamed"]  # build_vllm_speculative_config's method renames
+    if isinstance(kind, str) and kind in renamed:
+        out["method"] = renamed[kind]
+        if kind == "peagle":
+            out["parallel_drafting"] = True
     return out
 
 
