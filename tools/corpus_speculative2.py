@@ -9,7 +9,7 @@ drafts, XPress drafts (with and without a config `xpress_topc`); `spec2-llama-ca
 `spec2-mixtral-canvas` are llama-dense and mixtral-moe with a `canvas_length` (ModelConfig.is_diffusion);
 Qwen3 DSpark heads (block size 4; one with sample_from_anchor off, one whose config asks a top-k
 beyond its vocabulary). A DeepSeek V4.1 target (0.30.0+) has no MTP draft. Each draft architecture only where the release
-registers it (0.20.0 DFlash, 0.28.0 DFlash2, 0.31.0 LiLiCorr, 0.33.0 DFlash2-beam and XPress):
+registers it (0.20.0 DFlash, 0.28.0 DFlash2 and Muse Glimmer, 0.31.0 LiLiCorr, 0.33.0 DFlash2-beam and XPress):
 an unregistered one is refused with the whole registry listed."""
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def speculative_2(v: tuple) -> Pool:
     xpress, xpress_topc = m + "spec2-xpress-qwen3", m + "spec2-xpress-qwen3-topc"
     eagle, small, vocab = m + "spec-eagle-llama-head", m + "spec-draft-llama-small", m + "spec-draft-llama-vocab32000"
     dspark, fill_in = m + "spec2-qwen3dspark-head", m + "spec2-qwen3dspark-head-fillin"
-    topk = m + "spec2-qwen3dspark-head-topk9999"
+    topk, glimmer = m + "spec2-qwen3dspark-head-topk9999", m + "spec2-museglimmer-qwen3"
     ngram = _sc(method="ngram", num_speculative_tokens=3, prompt_lookup_max=3)
     pool: Pool = [
         # a diffusion target (canvas_length): V2 forced 0.24.0-0.28.0, refused on V1 from 0.29.0
@@ -123,6 +123,12 @@ def speculative_2(v: tuple) -> Pool:
             (dense, _sc(model=xpress, method="dflash", num_speculative_tokens=3, enable_adaptive_verification=True)
              + ["--enable-batch-sharded-sampling", "-tp", "2"], V1),
             (dense, _sc(model=xpress, method="dflash", num_speculative_tokens=3) + ["-pcp", "2"], V1),
+            # Muse Glimmer's assistant head is a DFlash draft by its architecture (0.28.0+): one more slot
+            (dense, _sc(model=glimmer, num_speculative_tokens=3) + ["--max-num-batched-tokens", "4", "--max-num-seqs",
+                                                                      "1"], {}),
+            (dense, _sc(model=glimmer, num_speculative_tokens=3) + ["--max-num-batched-tokens", "5", "--max-num-seqs",
+                                                                      "1"], {}),
+            (dense, _sc(model=glimmer, method="draft_model", num_speculative_tokens=3), V1),
         ]
     if v >= (0, 25, 0):  # DSpark drafts: by name or architecture, converted, block size, top-k, slots
         pool += [

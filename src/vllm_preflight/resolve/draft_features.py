@@ -236,3 +236,9 @@ def parse_mtp_target(state: State, cfg: dict) -> bool:
     decoder = cfg.get("decoder")
     return state.release.key >= (0, 33, 0) and (cfg.get("architectures") or [None])[0] == "RadioMBartPrefixForCausalLM" \
         and isinstance(decoder, dict) and bool(decoder.get("causal_vision_prefix"))
+
+
+def muse_glimmer(state: State, archs: list[str]) -> bool:
+    """0.28.0+ method detection (0.33.0 speculative.py:1449-1454): Muse Glimmer's assistant head is
+    a DFlash draft whatever its path says."""
+    return state.release.key >= (0, 28, 0) and "MuseGlimmerAssistantModel" in archs

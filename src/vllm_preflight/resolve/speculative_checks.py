@@ -251,7 +251,7 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
         method = "eagle"
     elif "eagle3" in low:
         method = "eagle3"
-    elif r["detect_dflash"] and "dflash" in low:
+    elif r["detect_dflash"] and ("dflash" in low or draft_features.muse_glimmer(state, archs)):
         method = "dflash"
     elif draft_features.is_dspark_draft(state, low, archs, model_type):
         method = "dspark"
