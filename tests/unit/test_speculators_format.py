@@ -35,8 +35,8 @@ def _err(res) -> str | None:
 
 @pytest.mark.parametrize("version,head", [
     ("0.15.1", "ValueError: Expected one of: {'eagle3': <function update_eagle3"),  # base.py: checked when built
-    ("0.16.0", "ValidationError: 1 validation error for SpeculativeConfig\n  Value error, Expected one of: "
-               "{'eagle3': <function update_eagle3"),  # 0.16.0: checked when the draft's config is loaded
+    ("0.16.0", ("ValidationError: 1 validation error for SpeculativeConfig\n  Value error, Expected one of: "
+                "{'eagle3': <function update_eagle3")),  # 0.16.0: checked when the draft's config is loaded
 ])
 def test_unsupported_type_moves_to_the_draft_load_at_0_16(version, head):
     assert (_err(_run(version, "spec-fmt-eagle")) or "").startswith(head)
