@@ -25,6 +25,7 @@ import corpus_replayssm  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_serve_stage  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_spec_parallel  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_speculative2  # type: ignore[import-not-found]  # tools/ on sys.path
+import corpus_speculative3  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_speculators  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_subconfigs  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_vllm_config2  # type: ignore[import-not-found]  # tools/ on sys.path
@@ -1314,6 +1315,7 @@ MODEL_FAMILIES["reasoning_parser"] = corpus_reasoning.reasoning_parser  # tools/
 MODEL_FAMILIES["vllm_config_2"] = corpus_vllm_config2.vllm_config_2  # tools/corpus_vllm_config2.py
 MODEL_FAMILIES["vllm_config_3"] = corpus_vllm_config3.vllm_config_3  # tools/corpus_vllm_config3.py
 MODEL_FAMILIES["speculative_2"] = corpus_speculative2.speculative_2  # draft features, slots (tools/corpus_speculative2.py)
+MODEL_FAMILIES["speculative_3"] = corpus_speculative3.speculative_3  # Qwen3-Omni DSpark, ... (tools/corpus_speculative3.py)
 MODEL_FAMILIES["speculators"] = corpus_speculators.speculators  # tools/corpus_speculators.py
 MODEL_FAMILIES["replayssm"] = corpus_replayssm.replayssm  # ReplaySSM / RecoverSSM (tools/corpus_replayssm.py)
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats

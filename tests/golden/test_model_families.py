@@ -21,6 +21,8 @@ FAMILIES = ("pp_arch", "multimodal", "lora", "max_model_len", "quantization", "a
             "serve_stage", "speculative", "subconfigs", "vllm_config", "quant_schemes", "quant_schemes_2", "reasoning_parser",
             "vllm_config_2", "vllm_config_3", "replayssm", "speculators", "quant_schemes_3", "spec_parallel")
 FAMILIES += ("speculative_2",)  # draft features and slots (tools/corpus_speculative2.py)
+FAMILIES += ("spec_values",)  # refusals.json value sets per release (tools/corpus_spec_values.py)
+FAMILIES += ("speculative_3",)  # Qwen3-Omni DSpark and the last draft rules (tools/corpus_speculative3.py)
 
 
 def _load(path: Path) -> list[dict]:

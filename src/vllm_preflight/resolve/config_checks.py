@@ -381,8 +381,11 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
     # checks the target against the parallel config first (0.33.0 speculative.py:1331, 1990)
     target_is_draft = draft is None and (method in ("ngram", "[ngram]", "ngram_gpu")
                                          or (method == "custom_class" and state.release.key >= (0, 24, 0)))
+    from vllm_preflight.resolve.quantization import model_dtype
+
     draft_checks.verify_args(state, spec, method, n, draft, target_verify=(
-        (lambda: verify_with_parallel_config(state, facts, values or {}, cls)) if target_is_draft else None))
+        (lambda: verify_with_parallel_config(state, facts, values or {}, cls)) if target_is_draft else None),
+        dtype=model_dtype(facts, values or {}, state.model_cfg.get("is_pooling")) if facts is not None else None)
 
 
 

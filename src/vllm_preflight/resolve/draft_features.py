@@ -22,9 +22,9 @@ transformers_utils/configs/eagle.py (the DFlash renaming).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
-from vllm_preflight.resolve.state import State
+from vllm_preflight.resolve.state import Refusal, State
 
 # each keyed by its first release
 _DFLASH2_ONLY = ((0, 28, 0), (0, 31, 0))  # `_is_dflash2_draft`: DFlash2DraftModel, "dflash2 drafts"
@@ -152,6 +152,8 @@ _DSPARK_KEEP = (((0, 25, 0), ("Qwen3DSparkModel",)),
 _DSPARK_QWEN3_DRAFT = (0, 29, 0)  # DSparkDraftModel with model_type qwen3 is a Qwen3 DSpark draft
 _DSPARK_V41 = (0, 30, 0)
 _DSPARK_BLOCK_TOKENS = (0, 31, 0)
+_GEMMA4_N_PREDICT = (0, 26, 0)  # 0.26.0-0.30.x: Gemma4 DSpark's n_predict defaults to its block_size (:957-961)
+_K3_DCP = ((0, 27, 0), (0, 29, 0))  # MLA DSpark refuses DCP (0.28.0 speculative.py:1049-1057)
 
 
 def _pick(state: State, table: tuple) -> tuple[str, ...]:
@@ -183,8 +185,18 @@ def dspark_archs(state: State, archs: list[str], model_type: Any) -> list[str]:
 
 def dspark_tokens(state: State, cfg: dict, n: Any, n_predict: Any) -> tuple[Any, Any]:
     """0.31.0+: DSpark's token count defaults to the draft's block_size (else dspark_block_size),
-    and n_predict is not read. Returns (n, n_predict)."""
+    and n_predict is not read. Before: a Gemma4 DSpark draft with no n_predict takes its block_size
+    as n_predict (0.26.0-0.30.x). 0.27.0-0.28.x: an MLA (K3) DSpark draft under decode context
+    parallelism is refused. Returns (n, n_predict)."""
+    archs = cfg.get("architectures") or []
+    if _K3_DCP[0] <= state.release.key < _K3_DCP[1] and "K3DSparkModel" in archs \
+            and (state.parallel.get("decode_context_parallel_size") or 1) > 1:
+        raise Refusal("ValidationError", "1 validation error for SpeculativeConfig\n  Value error, MLA DSpark does "
+                                         "not currently support decode context parallelism; set "
+                                         "decode_context_parallel_size=1.")
     if state.release.key < _DSPARK_BLOCK_TOKENS:
+        if state.release.key >= _GEMMA4_N_PREDICT and "Gemma4DSparkModel" in archs and n_predict is None:
+            n_predict = cfg.get("block_size")
         return n, n_predict
     if n is None:
         n = cfg.get("block_size")
@@ -209,6 +221,19 @@ def dspark_topk_message(state: State, spec: dict, cfg: dict, archs: list[str]) -
     if not set(allowed) & set(archs):
         return "dspark_draft_topk is only supported by " + " and ".join(allowed)
     return None
+
+
+def dspark_post_topk_message(state: State, spec: dict, cfg: dict, archs: list[str]) -> str | None:
+    """What SpeculativeConfig refuses of a DSpark draft after its drafting tokens are known:
+    the top-k (`dspark_topk_message`), then (0.29.0+) the Qwen3-Omni DSpark contract."""
+    topk = dspark_topk_message(state, spec, cfg, archs)
+    if topk is not None or state.release.key < _OMNI_DSPARK:
+        return topk
+    n = spec.get("num_speculative_tokens")
+    if n is None:  # the default __post_init__ gave it (the refusal of no default came before)
+        n, n_predict = dspark_tokens(state, cfg, None, cfg.get("n_predict"))
+        n = n if n is not None else n_predict
+    return qwen3_omni_dspark_message(state, cfg, archs, n)
 
 
 def dspark_fill_in(state: State) -> bool:
@@ -242,3 +267,141 @@ def muse_glimmer(state: State, archs: list[str]) -> bool:
     """0.28.0+ method detection (0.33.0 speculative.py:1449-1454): Muse Glimmer's assistant head is
     a DFlash draft whatever its path says."""
     return state.release.key >= (0, 28, 0) and "MuseGlimmerAssistantModel" in archs
+
+
+# ------------------------------------------------------------ Qwen3-Omni DSpark (0.29.0+)
+# `_validate_qwen3_omni_dspark` (0.29.0 speculative.py:145-390, unchanged to 0.33.0 :167-389, called
+# after the DSpark top-k, 0.33.0 :1673): a Qwen3-Omni target (model type qwen3_omni_moe or one of
+# its classes) takes only a standalone Qwen3OmniDSparkModel draft whose config matches the
+# thinker's text_config. Each check in vLLM's order; the draft's config values as
+# `_get_qwen3_dspark_value` reads them (dflash_config, then eagle_config, then the top level).
+_OMNI_DSPARK = (0, 29, 0)
+_OMNI_TARGET_ARCHS = ("Qwen3OmniMoeForConditionalGeneration", "Qwen3OmniMoeThinkerForConditionalGeneration")
+# Qwen3OmniMoeTextConfig's defaults where the checkpoint leaves the thinker's text_config out
+_OMNI_TEXT_DEFAULTS = {"hidden_size": 2048, "num_attention_heads": 28, "num_key_value_heads": 4,
+                       "num_hidden_layers": 28, "vocab_size": 3584}
+_QWEN3_DRAFT_HEAD_DIM = 128  # Qwen3Config's head_dim when config.json has none
+_OMNI = "Qwen3-Omni DSpark"
+
+
+def _nested(cfg: dict, section: str, name: str) -> Any:
+    sub = cfg.get(section)
+    return sub.get(name) if isinstance(sub, dict) else None
+
+
+def _dspark_value(cfg: dict, name: str) -> Any:
+    value = _nested(cfg, "dflash_config", name)
+    if value is None:
+        value = _nested(cfg, "eagle_config", name)
+    return cfg.get(name) if value is None else value
+
+
+def _pos_int(v: Any) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool) and v > 0
+
+
+def _head_dim(cfg: dict) -> Any:
+    if cfg.get("head_dim") is not None:
+        return cfg["head_dim"]
+    hidden, heads = cfg.get("hidden_size"), cfg.get("num_attention_heads")
+    if isinstance(hidden, int) and isinstance(heads, int) and heads > 0 and hidden % heads == 0:
+        return hidden // heads
+    return None
+
+
+def _omni_target_text(state: State) -> dict | None:
+    """The target's thinker text_config (defaults filled in) when the target is Qwen3-Omni."""
+    raw = state.model.raw_config if state.model is not None else None
+    if not isinstance(raw, dict):
+        return None
+    archs = set(raw.get("architectures") or ())
+    if raw.get("model_type") != "qwen3_omni_moe" and not archs & set(_OMNI_TARGET_ARCHS):
+        return None
+    thinker = raw.get("thinker_config")
+    text: Any = thinker.get("text_config") if isinstance(thinker, dict) else None
+    if not isinstance(text, dict):
+        text = raw.get("text_config") if isinstance(raw.get("text_config"), dict) else raw
+    if raw.get("model_type") == "qwen3_omni_moe":
+        text = {**_OMNI_TEXT_DEFAULTS, **text}
+    return text
+
+
+def qwen3_omni_dspark_message(state: State, cfg: dict, archs: list[str], n: Any) -> str | None:
+    """The first Qwen3-Omni DSpark contract the draft breaks (None: it keeps them all, or the
+    target is not Qwen3-Omni)."""
+    text = _omni_target_text(state)
+    if text is None:
+        return None
+    if "Qwen3OmniDSparkModel" not in set(archs) | set(cfg.get("architectures") or ()):
+        return (f"{_OMNI} requires a standalone draft checkpoint with architectures=['Qwen3OmniDSparkModel']; "
+                "generic Qwen3DSparkModel checkpoints must be converted first.")
+    block = _dspark_value(cfg, "block_size")
+    if block is None:
+        block = _dspark_value(cfg, "dspark_block_size")
+    if not _pos_int(block):
+        return f"{_OMNI} requires a positive integer block_size in the draft config."
+    if n != block:
+        return f"{_OMNI} requires num_speculative_tokens to match the trained block_size ({block}); got {n}."
+    hidden = text.get("hidden_size")
+    if cfg.get("target_hidden_size") != hidden:
+        return (f"{_OMNI} draft target_hidden_size must match the target text hidden size ({hidden}); "
+                f"got {cfg.get('target_hidden_size')}.")
+    if cfg.get("hidden_size") != hidden:
+        return (f"{_OMNI} draft hidden_size must match the target thinker hidden size ({hidden}); "
+                f"got {cfg.get('hidden_size')}.")
+    draft = dict(cfg)
+    if draft.get("model_type") == "qwen3" and draft.get("head_dim") is None:
+        draft["head_dim"] = _QWEN3_DRAFT_HEAD_DIM
+    for name in ("num_attention_heads", "num_key_value_heads", "head_dim"):
+        if name == "head_dim":
+            want, got = _head_dim(text), _head_dim(draft)
+        elif name == "num_key_value_heads":
+            want = text.get(name, text.get("num_attention_heads"))
+            got = draft.get(name) if draft.get(name) is not None else draft.get("num_attention_heads")
+        else:
+            want, got = text.get(name), draft.get(name)
+        if not _pos_int(want):
+            return f"{_OMNI} requires a positive integer {name} in the target thinker text_config; got {want}."
+        if got != want:
+            return f"{_OMNI} draft {name} must match the target thinker value ({want}); got {got}."
+    ids = _nested(cfg, "dflash_config", "target_layer_ids")
+    for key in ("dspark_target_layer_ids", "target_layer_ids"):
+        if ids is None:
+            ids = cfg.get(key)
+    if not isinstance(ids, list) or not ids:
+        return f"{_OMNI} requires a non-empty target_layer_ids list in the draft config."
+    if any(not isinstance(i, int) or isinstance(i, bool) for i in ids):
+        return f"{_OMNI} target_layer_ids must contain only integers."
+    if ids != sorted(set(ids)):
+        return f"{_OMNI} target_layer_ids must be unique and strictly increasing."
+    layers = text.get("num_hidden_layers")
+    if isinstance(layers, int) and (ids[0] < 0 or ids[-1] >= layers):
+        return f"{_OMNI} target_layer_ids must be zero-based text-layer indices in [0, {layers - 1}]; got {ids}."
+    if _dspark_value(cfg, "use_aux_hidden_state") is not True:
+        return (f"{_OMNI} requires use_aux_hidden_state=true because Omni conditioning is supplied through "
+                "thinker hidden states.")
+    if not _pos_int(cfg.get("markov_rank")):
+        return f"{_OMNI} requires a positive integer markov_rank in the draft config."
+    if cfg.get("markov_head_type") != "vanilla":
+        return f"{_OMNI} currently requires markov_head_type='vanilla'; got {cfg.get('markov_head_type')!r}."
+    if cfg.get("sample_from_anchor", True) is not True or cfg.get("dspark_bonus_anchor", False) is not False:
+        return f"{_OMNI} requires sample_from_anchor=true and dspark_bonus_anchor=false."
+    vocab, in_vocab = text.get("vocab_size"), cfg.get("vocab_size")
+    if not _pos_int(in_vocab):
+        return f"{_OMNI} input vocab_size must be a positive integer; got {in_vocab}."
+    out_vocab = cfg.get("draft_vocab_size")
+    out_vocab = in_vocab if out_vocab is None else out_vocab
+    if not _pos_int(out_vocab) or not isinstance(vocab, int) or not out_vocab <= vocab:
+        return (f"{_OMNI} draft_vocab_size must be a positive integer no larger than target vocab_size ({vocab}); "
+                f"got {out_vocab}.")
+    noise = _nested(cfg, "dflash_config", "mask_token_id")
+    for key in ("mask_token_id", "dspark_noise_token_id", "pard_token", "ptd_token_id"):
+        if noise is None:
+            noise = cfg.get(key)
+    if not isinstance(noise, int) or isinstance(noise, bool) or not 0 <= noise < in_vocab:
+        return (f"{_OMNI} requires a valid mask/noise token id within the draft input vocabulary "
+                f"[0, {in_vocab - 1}].")
+    ropes = (cfg.get("rope_parameters"), cfg.get("rope_scaling"))
+    if cfg.get("mrope_section") is not None or any(isinstance(r, dict) and "mrope_section" in r for r in ropes):
+        return f"{_OMNI} draft checkpoints must use logical 1-D RoPE and must not define mrope_section."
+    return None

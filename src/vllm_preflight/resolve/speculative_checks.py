@@ -304,7 +304,7 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
     if r["dspark_topk"] and spec.get("dspark_draft_topk") is not None and method != "dspark":
         raise _pyd("dspark_draft_topk is only supported by DSpark")
     if r["dspark_topk"] and method == "dspark":
-        topk_refused = draft_features.dspark_topk_message(state, spec, cfg, archs)
+        topk_refused = draft_features.dspark_post_topk_message(state, spec, cfg, archs)  # + Qwen3-Omni (0.29+)
         if topk_refused:
             raise _pyd(topk_refused)
     # the draft's tensor parallel size
@@ -331,7 +331,8 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
     if mtp is not None:
         arch = _MTP_ARCH.get(mtp[0])  # the MTP class hf_config_override names
     draft = {"heads": heads, "tp": dtp, "arch": arch, "vocab": text.get("vocab_size"), "is_moe": facts.is_moe,
-             "pp": state.parallel.get("pipeline_parallel_size", 1) if r["draft_pp_is_target_pp"] else 1}
+             "pp": state.parallel.get("pipeline_parallel_size", 1) if r["draft_pp_is_target_pp"] else 1,
+             "model_type": model_type, "head_dtype": cfg.get("head_dtype")}
     return method, n, draft
 
 
@@ -352,7 +353,7 @@ def _xpress_topc(state: State, spec: dict, cfg: dict) -> None:
 
 
 def verify_args(state: State, spec: dict, method: str | None, n: Any, draft: dict | None,
-                target_verify: Callable[[], None] | None = None) -> None:
+                target_verify: Callable[[], None] | None = None, dtype: str | None = None) -> None:
     """SpeculativeConfig._verify_args (after __post_init__), for every method. The draft's
     ModelConfig meets the draft parallel config: `draft`'s facts, or `target_verify` where the
     target serves as its own draft."""
@@ -365,9 +366,8 @@ def verify_args(state: State, spec: dict, method: str | None, n: Any, draft: dic
     if n is None:
         raise _pyd("num_speculative_tokens must be provided with speculative model unless the draft "
                    "model config contains an n_predict parameter.")
-    if r["lm_head_quant"] and spec.get("draft_lm_head_quantization") is not None \
-            and method not in ("eagle", "eagle3", "mtp"):
-        raise _pyd(f"draft_lm_head_quantization is not supported for method {method!r}.")
+    if r["lm_head_quant"] and spec.get("draft_lm_head_quantization") is not None:
+        _lm_head_quant(method, draft, dtype)
     rejection = spec.get("rejection_sample_method")
     if r["synthetic"]:
         _synthetic(spec, rejection, n)
@@ -442,6 +442,30 @@ def post_init_tail(state: State, spec: dict, method: str | None, draft_built: bo
             and spec.get("use_local_argmax_reduction"):
         raise _pyd("Adaptive verification estimates per-position acceptance from the draft logits, which "
                    "use_local_argmax_reduction never materializes. Disable one of them.")
+
+
+_HEAD_DTYPES = {"half": "float16", "float16": "float16", "float": "float32", "float32": "float32",
+                "bfloat16": "bfloat16"}
+
+
+def _lm_head_quant(method: str | None, draft: dict | None, dtype: str | None) -> None:
+    """0.33.0 speculative.py:1953-1965: the draft lm_head is quantized only for EAGLE/EAGLE-3/MTP
+    drafts (not Gemma-4's MTP, which scores tied embedding rows) whose head runs in the model dtype
+    (ModelConfig.head_dtype: the draft config's `head_dtype`, else the draft's dtype, the target's)."""
+    if method not in ("eagle", "eagle3", "mtp") or (
+            method == "mtp" and draft is not None and draft.get("model_type") == "gemma4_mtp"):
+        raise _pyd(f"draft_lm_head_quantization is not supported for method {method!r}.")
+    given = draft.get("head_dtype") if draft is not None else None
+    if given is None or given == "model":
+        return
+    if not isinstance(given, str):
+        raise _pyd(f"Unknown dtype: {given}")
+    head = _HEAD_DTYPES.get(given.lower())
+    if head is None:
+        raise _pyd(f"Unknown dtype: {given.lower()!r}")
+    if dtype is not None and head != dtype:  # every one of these runs on an H200 (no fallback to the model dtype)
+        raise _pyd(f"draft_lm_head_quantization needs the lm_head to run in the model dtype, got "
+                   f"head_dtype=torch.{head}.")
 
 
 def _synthetic(spec: dict, rejection: Any, n: int) -> None:
