@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus_model_fixes  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_quant2  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_quant3  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_reasoning  # type: ignore[import-not-found]  # tools/ on sys.path
@@ -1317,6 +1318,7 @@ MODEL_FAMILIES["vllm_config_3"] = corpus_vllm_config3.vllm_config_3  # tools/cor
 MODEL_FAMILIES["speculative_2"] = corpus_speculative2.speculative_2  # draft features, slots (tools/corpus_speculative2.py)
 MODEL_FAMILIES["speculative_3"] = corpus_speculative3.speculative_3  # Qwen3-Omni DSpark, ... (tools/corpus_speculative3.py)
 MODEL_FAMILIES["speculators"] = corpus_speculators.speculators  # tools/corpus_speculators.py
+MODEL_FAMILIES["model_fixes"] = corpus_model_fixes.model_fixes  # hybrid per release, MTP conversions (tools/corpus_model_fixes.py)
 MODEL_FAMILIES["replayssm"] = corpus_replayssm.replayssm  # ReplaySSM / RecoverSSM (tools/corpus_replayssm.py)
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 

@@ -23,6 +23,7 @@ FAMILIES = ("pp_arch", "multimodal", "lora", "max_model_len", "quantization", "a
 FAMILIES += ("speculative_2",)  # draft features and slots (tools/corpus_speculative2.py)
 FAMILIES += ("spec_values",)  # refusals.json value sets per release (tools/corpus_spec_values.py)
 FAMILIES += ("speculative_3",)  # Qwen3-Omni DSpark and the last draft rules (tools/corpus_speculative3.py)
+FAMILIES += ("model_fixes",)  # hybrid per release, MTP conversions, stochastic rounding (tools/corpus_model_fixes.py)
 
 
 def _load(path: Path) -> list[dict]:

@@ -16,9 +16,13 @@ come from config.json (`ModelFacts.config_value`).
 """
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
+from vllm_preflight.releases.versions import version_key
 from vllm_preflight.resolve.state import Refusal, State, option_json, validation_error
 
 Values = dict[str, Any]
@@ -127,13 +131,11 @@ def qwen4_exp(state: State, values: Values) -> None:
 
 
 # MambaModelConfig's own graph mode (0.11.0 only): the mamba architectures of the map and
-# the hybrid ones (IsHybrid in 0.11.0's registry) get FULL_AND_PIECEWISE when no mode is set,
-# except these two
+# the hybrid ones (IsHybrid in 0.11.0's registry: `_is_hybrid`, which also counts the
+# MiniMaxForCausalLM / MiniMaxM1ForCausalLM aliases of MiniMaxText01's class) get
+# FULL_AND_PIECEWISE when no mode is set, except these two (by registered name,
+# 0.11.0 model_executor/models/config.py:301-304)
 _MAMBA_ARCHS = frozenset({"MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM"})
-_HYBRID_ARCHS_0_11 = frozenset({"BambaForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
-                                "JambaForCausalLM", "JambaForSequenceClassification", "Lfm2ForCausalLM",
-                                "MiniMaxText01ForCausalLM", "NemotronH_Nano_VL_V2", "NemotronHForCausalLM",
-                                "Plamo2ForCausalLM", "Qwen3NextForCausalLM", "Zamba2ForCausalLM"})
 _NO_FULL_GRAPHS_0_11 = ("Lfm2ForCausalLM", "MiniMaxText01ForCausalLM")
 
 
@@ -149,8 +151,8 @@ def mamba_0_11(state: State, values: Values) -> None:
     state.set("cc.cudagraph_mode", "FULL_AND_PIECEWISE", "model_hooks.mamba", msg)
 
 
-# the hybrid architectures of 0.32.0+ (IsHybrid in the registry's classes; the mamba hook
-# runs for them too) -- generative ones have prefix caching on by default
+# the hybrid architectures of 0.32.0+ as listed before the per-release data (runtime's
+# has_inner_state still reads this list; the mamba hook asks `_is_hybrid`)
 _HYBRID_ARCHS = frozenset({
     "AliceAIForCausalLM", "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM",
     "BailingMoeV3VLForConditionalGeneration", "ClefFlashForJointSchema", "ColBERTLfm2Model", "ColQwen3_5",
@@ -168,16 +170,48 @@ _MAMBA_CHUNKED_MESSAGES = (((0, 15, 0), "Chunked prefill is required for mamba c
                            ((0, 33, 0), "Chunked prefill is required for Mamba prefix caching."))
 
 
-# hybrid architectures of older releases that the 0.32.0+ table no longer has: the first
-# release without them (IsHybrid classes of 0.15.0-0.26.0 model_executor/models/*.py)
-_OLD_HYBRIDS = {"BambaForCausalLM": (0, 24, 0), "MiniMaxText01ForCausalLM": (0, 24, 0),
-                "KimiLinearForCausalLM": (0, 27, 0), "Plamo2ForCausalLM": (0, 27, 0)}
-# of those, with SupportsMambaPrefixCaching (0.15.0 bamba.py:396-404)
+# hybrid, with SupportsMambaPrefixCaching until it left the registry (0.15.0 bamba.py:396-404)
 _BAMBA = {"BambaForCausalLM": (0, 24, 0)}
 
 
+@lru_cache(maxsize=1)
+def _hybrid_runs() -> dict[str, list[tuple[tuple, bool]]]:
+    """releases/data/hybrid_archs.json (tools/extract_hybrid_archs.py): per architecture, the
+    releases where the registry's `is_hybrid` answer changes (null: not registered)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "releases", "data", "hybrid_archs.json")
+    with open(path) as f:
+        raw = json.load(f)
+    return {arch: sorted((version_key(v), bool(val)) for v, val in runs.items())
+            for arch, runs in raw["archs"].items()}
+
+
 def _is_hybrid(state: State, arch: str) -> bool:
-    return arch in _HYBRID_ARCHS or (arch in _OLD_HYBRIDS and state.release.key < _OLD_HYBRIDS[arch])
+    """ModelConfig.is_hybrid: the class is IsHybrid in this release's registry, unless the
+    config's layer_types are all attention (0.11.1+: "attention"; 0.29.0+ also "full_attention").
+    Transformers 5 (the releases of model_len.transformers_v5) renames the legacy layer types
+    as it loads the config ("attention" -> "full_attention"), so 0.20.0-0.28.x see a legacy
+    all-"attention" list as hybrid (real 0.28.0 does; 0.33.0 does not)."""
+    hybrid = False
+    for first, val in _hybrid_runs().get(arch, ()):
+        if state.release.key >= first:
+            hybrid = val
+    if not hybrid:
+        return False
+    if _since(state, _SINCE["hybrid_layer_types_check"]) and state.model is not None:
+        from vllm_preflight.resolve.model_len import transformers_v5
+
+        layer_types = state.model.config_value("layer_types")
+        if isinstance(layer_types, list) and transformers_v5(state.release.key):
+            layer_types = [_LEGACY_LAYER_TYPES.get(t, t) if isinstance(t, str) else t for t in layer_types]
+        attention = ("attention", "full_attention") if _since(state, _SINCE["hybrid_full_attention_layers"]) \
+            else ("attention",)
+        if isinstance(layer_types, list) and all(t in attention for t in layer_types):
+            return False
+    return True
+
+
+# Transformers 5's remap of legacy layer type names (configuration_utils._LEGACY_LAYER_TYPE_REMAP)
+_LEGACY_LAYER_TYPES = {"mamba": "linear_attention", "attention": "full_attention"}
 
 
 # classes with SupportsMambaPrefixCaching (mamba cache mode "all"), 0.15.0-0.31.x
@@ -541,6 +575,8 @@ _SINCE = {
     "arch_config_convertor": (0, 14, 0),
     "arch_config_heads_default": (0, 18, 0),
     "hybrid_prefix_caching_default": (0, 28, 0),
+    "hybrid_layer_types_check": (0, 11, 1),  # all-attention layer_types: not hybrid (granite-4.0-micro)
+    "hybrid_full_attention_layers": (0, 29, 0),  # ... "full_attention" counts as attention too
     "mamba_graph_mode_dropped": (0, 11, 1),
     "asserts_in_model_config": (0, 14, 0),
     "qwen4_exp_moe_sp": (0, 32, 0),
@@ -602,7 +638,7 @@ def apply(state: State, architecture: str | None, values: Values | None = None) 
         entry = table.get(arch)
         if entry is not None and _since(state, entry[0]):
             entry[1](state, vals)
-    if state.release.key < _SINCE["mamba_graph_mode_dropped"] and (arch in _MAMBA_ARCHS or arch in _HYBRID_ARCHS_0_11):
+    if state.release.key < _SINCE["mamba_graph_mode_dropped"] and (arch in _MAMBA_ARCHS or _is_hybrid(state, arch)):
         mamba_0_11(state, vals)
     if _since(state, _SINCE["mamba_cache_mode_asserts"]) and (arch in _MAMBA_ARCHS or _is_hybrid(state, arch)):
         mamba_prefix_caching(state, vals)

@@ -73,9 +73,7 @@ def mamba_cache_mode(state: State, values: dict) -> str:
 
     given = "none" if state.release.key >= (0, 33, 0) else (values.get("mamba_cache_mode") or "none")
     arch = state.model.architecture if state.model is not None else ""
-    # the Kimi KDA classes are IsHybrid in every release with ReplaySSM (model_hooks' table
-    # stops counting Kimi-Linear at 0.27.0; real 0.33.0 says hybrid and picks align)
-    if not (arch in _MAMBA_ARCHS or arch in _KDA_ARCHS or _is_hybrid(state, arch)):
+    if not (arch in _MAMBA_ARCHS or _is_hybrid(state, arch)):
         return given
     if not prefix_caching(state, values):
         return "none"

@@ -22,7 +22,7 @@ from typing import Any
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import KNOWN_MODELS, ModelFacts
-from vllm_preflight.resolve import draft_features, speculators_format
+from vllm_preflight.resolve import draft_features, mtp_conversions, speculators_format
 from vllm_preflight.resolve.state import Refusal, State
 
 CLS = "SpeculativeConfig"
@@ -151,7 +151,8 @@ def _mtp_conversion(state: State, cfg: dict) -> tuple[str, Any] | None:
     if new is None and kv >= _MTP_DEEPSEEK_V4.get(mt, (99,)):
         new = "deepseek_mtp"
     if new is None:
-        return None
+        later = mtp_conversions.convert(state, cfg)  # 0.15.1+: Nemotron-H, Qwen3.5, Step, ...
+        return later[:2] if later is not None else None
     if new == "longcat_flash_mtp":
         return new, cfg.get("num_nextn_predict_layers", 1)
     return new, cfg.get("num_nextn_predict_layers")
@@ -172,7 +173,7 @@ def _mtp_types(state: State) -> set[str]:
     if rec is not None:
         return set(rec["mtp_methods"])
     return {t for t in list(_MTP_BY_TYPE.values()) + list(_MTP_BY_ARCH.values()) + ["mtp"]
-            if state.release.key >= _MTP_SINCE.get(t, (0, 0, 0))}
+            if state.release.key >= _MTP_SINCE.get(t, (0, 0, 0))} | mtp_conversions.mtp_types(state)
 
 
 def _text(cfg: dict) -> dict:
@@ -290,6 +291,8 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
     if n_predict is not None:
         if n is None:
             n = n_predict
+        elif isinstance(n, int) and n > n_predict == 0:  # a checkpoint with no MTP layers (Step-5's default)
+            raise Refusal("ZeroDivisionError", "integer modulo by zero")
         elif isinstance(n, int) and n > n_predict and n % n_predict != 0:
             raise _pyd(f"num_speculative_tokens:{n} must be divisible by n_predict={n_predict}")
     if n is None:
@@ -330,6 +333,8 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
     arch: str | None = archs[0] if archs else None
     if mtp is not None:
         arch = _MTP_ARCH.get(mtp[0])  # the MTP class hf_config_override names
+        later = mtp_conversions.convert(state, cfg) if arch is None else None
+        arch = later[2] if later is not None else arch
     draft = {"heads": heads, "tp": dtp, "arch": arch, "vocab": text.get("vocab_size"), "is_moe": facts.is_moe,
              "pp": state.parallel.get("pipeline_parallel_size", 1) if r["draft_pp_is_target_pp"] else 1,
              "model_type": model_type, "head_dtype": cfg.get("head_dtype")}
