@@ -25,6 +25,7 @@ import corpus_reasoning  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_replayssm  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_serve_stage  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_spec_parallel  # type: ignore[import-not-found]  # tools/ on sys.path
+import corpus_spec_values  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_speculative2  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_speculative3  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_speculators  # type: ignore[import-not-found]  # tools/ on sys.path
@@ -1320,6 +1321,7 @@ MODEL_FAMILIES["speculative_3"] = corpus_speculative3.speculative_3  # Qwen3-Omn
 MODEL_FAMILIES["speculators"] = corpus_speculators.speculators  # tools/corpus_speculators.py
 MODEL_FAMILIES["model_fixes"] = corpus_model_fixes.model_fixes  # hybrid per release, MTP conversions (tools/corpus_model_fixes.py)
 MODEL_FAMILIES["replayssm"] = corpus_replayssm.replayssm  # ReplaySSM / RecoverSSM (tools/corpus_replayssm.py)
+MODEL_FAMILIES["spec_values"] = corpus_spec_values.spec_values  # refusals.json value sets (tools/corpus_spec_values.py)
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats
 
 

@@ -105,7 +105,10 @@ def test_0_33_switches_it_off_for_unsupported_v1_methods():
     assert 3 not in cc["cudagraph_capture_sizes"]  # back to the static schedule
 
 
-def test_before_0_24_the_field_is_not_read():
-    res, cc = _run("0.23.0", V1)
-    assert cc["cudagraph_mode"] == "FULL_AND_PIECEWISE"
+def test_before_0_24_the_field_is_unknown():
+    """0.23.0's SpeculativeConfig has no such field and its config decorator forbids unknown keys
+    (0.16.0+, config/utils.py), so pydantic refuses it (refusals.json, read from the sources)."""
+    res = _resolve("0.23.0", V1)
+    assert res.vllm_error is not None and res.vllm_error.message.startswith(
+        "1 validation error for SpeculativeConfig\nnum_speculative_tokens_per_batch_size\n  Unexpected keyword argument")
     assert not {r for r in _rules(res) if r.startswith("dynamic_sd.")}

@@ -7,8 +7,9 @@ the parallel config; ParallelConfig's own checks; the speculative config; then t
 checks of `VllmConfig.__post_init__` (model x parallel, async scheduling).
 
 Value sets that change between releases (speculative methods, KV roles, numeric bounds)
-are data, `releases/data/refusals.json`, recorded from the releases installed for the
-goldens; on a release without a record those value checks are skipped and said so.
+are data, `releases/data/refusals.json`: recorded from installed releases, and for the others
+read from their sources (tools/extract_refusal_facts_static.py), so every release has one; on
+a release without a record those value checks would be skipped and said so.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import os
 from functools import lru_cache
 
 from vllm_preflight.model import Assumption
-from vllm_preflight.resolve import dynamic_sd
+from vllm_preflight.resolve import dynamic_sd, spec_field_errors
 from vllm_preflight.resolve import speculative_checks as draft_checks
 from vllm_preflight.resolve.state import Refusal, State, option_json
 
@@ -295,26 +296,9 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
     cls = "SpeculativeConfig"
     method = spec.get("method")
     if rec is not None:
-        if method is not None and method not in rec["spec_methods"]:
-            shown = ", ".join(f"'{m}'" for m in rec["spec_methods"][:-1]) + f" or '{rec['spec_methods'][-1]}'"
-            raise _field(cls, "method", f"Input should be {shown} [type=literal_error, input_value={method!r}]")
-        for name, bound in rec["spec_bounds"].items():
-            v = spec.get(name)
-            if not isinstance(v, (int, float)) or isinstance(v, bool):
-                continue
-            if "gt" in bound and not v > bound["gt"]:
-                raise _field(cls, name, f"Input should be greater than {bound['gt']}")
-            if "ge" in bound and not v >= bound["ge"]:
-                raise _field(cls, name, f"Input should be greater than or equal to {bound['ge']}")
-        draft_checks.literal_fields(state, spec)  # rejection/draft sampling methods (0.18.0+ / 0.21.0+)
-        if rec.get("spec_extra") == "forbid":
-            known = set(rec.get("spec_fields") or ())
-            extra = [k for k in spec if known and k not in known]
-            if extra:  # pydantic counts every unknown key and shows the first
-                n_err = len(extra)
-                raise Refusal("ValidationError", f"{n_err} validation error{'s' if n_err > 1 else ''} for {cls}\n"
-                                                 f"{extra[0]}\n  Unexpected keyword argument [type=unexpected_keyword_"
-                                                 f"argument, input_value={spec[extra[0]]!r}]")
+        # the method literal, the field bounds, the sampling literals and unknown keys: pydantic
+        # counts every failing field and shows the first (resolve/spec_field_errors.py)
+        spec_field_errors.check(state, spec, rec)
         if method in rec["mtp_methods"] and method != "mtp":
             method = "mtp"
     else:
@@ -386,7 +370,6 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
     draft_checks.verify_args(state, spec, method, n, draft, target_verify=(
         (lambda: verify_with_parallel_config(state, facts, values or {}, cls)) if target_is_draft else None),
         dtype=model_dtype(facts, values or {}, state.model_cfg.get("is_pooling")) if facts is not None else None)
-
 
 
 # ------------------------------------------------------------ VllmConfig.__post_init__
