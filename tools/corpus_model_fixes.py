@@ -61,7 +61,15 @@ def model_fixes(v: tuple) -> Pool:
     for model in targets:
         for k in (1, 2, 3, None):
             add(model, _mtp(k))
-    if v >= (0, 33):  # Step-5 (registered from 0.33.0): converted with or without the key (default 1)
+    # later conversions, each from its first release: HY V3 0.20.0, Bailing hybrid 0.25.0 (only the
+    # Transformers of the 0.33.0 oracle venv loads bailing_hybrid), Kimi-K3 (its text_config's
+    # count) 0.27.0, HY V4 0.29.0
+    for first, model in (((0, 20), "fix-hyv3-mtp1"), ((0, 33), "fix-bailing25-mtp1"),
+                         ((0, 27), "fix-kimik3-text-mtp1"), ((0, 29), "fix-hyv4-mtp1")):
+        if v >= first:
+            for k in (1, 2, None):
+                add(model, _mtp(k))
+    if v >= (0, 33):  # Step-5 (registered from 0.33.0): Step5Config's default is 0 MTP layers
         for model in ("vc2-step5-dense", "fix-step5-mtp2"):
             for k in (1, 2, 3):
                 add(model, _mtp(k))

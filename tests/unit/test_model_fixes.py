@@ -65,3 +65,14 @@ def test_all_attention_layer_types_are_not_hybrid(version, hybrid):
 def test_nemotron_h_mtp_conversion_starts_at_0_17(version, converted):
     assert _err(version, "fix-nemotronh-mtp1", *MTP) == (None if converted else UNSUPPORTED)
     assert _err(version, "fix-nemotronh-mtp0", *MTP) == UNSUPPORTED  # no MTP layers: no conversion
+
+
+@pytest.mark.parametrize("model,before,first", [
+    ("fix-hyv3-mtp1", "0.19.1", "0.20.0"),          # hy_v3 (0.20.0 speculative.py:430-435)
+    ("fix-bailing25-mtp1", "0.24.0", "0.25.0"),     # bailing_hybrid / BailingMoeV2_5ForCausalLM
+    ("fix-hyv4-mtp1", "0.28.0", "0.29.0"),          # hy_v4
+    ("fix-qwen35-text-mtp1", "0.27.1", "0.28.0"),   # qwen3_5_text (qwen3_5 / qwen3_5_moe since 0.17.0)
+])
+def test_later_mtp_conversions_start_at_their_first_release(model, before, first):
+    assert _err(before, model, *MTP) == UNSUPPORTED
+    assert _err(first, model, *MTP) is None
