@@ -59,3 +59,16 @@ def test_0_11_0_renames_only_its_mtp_types():
     rec = _all_facts()["0.11.0"]
     assert "mtp" not in rec["mtp_methods"] and "deepseek_mtp" in rec["mtp_methods"]
     assert "eagle_methods" not in rec and rec["spec_bounds"] == {}
+
+
+def test_0_11_0_checks_the_values_itself():
+    """0.11.0 declares no Field bounds: __post_init__ / _verify_args refuse with their own words
+    (real 0.11.0 spec_values goldens); 0.11.1 has the pydantic bounds instead."""
+    assert (_err("0.11.0", {"method": "ngram", "num_speculative_tokens": 0}) or "").endswith(
+        "Expected num_speculative_tokens to be greater than zero (0).")
+    assert (_err("0.11.0", {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 0}) or "").endswith(
+        "prompt_lookup_min=0 must be > 0")  # the missing min takes the max first
+    assert (_err("0.11.0", {"method": "ngram", "num_speculative_tokens": 2, "disable_by_batch_size": 1}) or "").endswith(
+        "but got self.disable_by_batch_size=1")
+    assert "Input should be greater than or equal to 1" in (
+        _err("0.11.1", {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 0}) or "")

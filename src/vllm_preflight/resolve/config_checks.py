@@ -61,7 +61,8 @@ def kv_transfer_problem(kv: dict, state: State) -> str | None:
             return (f"{cls}\n{extra[0]}\n  Unexpected keyword argument [type=unexpected_keyword_argument, "
                     f"input_value={kv[extra[0]]!r}]")
     if kv.get("kv_connector") is not None and role is None:
-        return (f"{cls}\n  Value error, Please specify kv_role when kv_connector is set, supported roles are "
+        key = "kv_disagg_role" if state.release.key < (0, 11, 1) else "kv_role"  # 0.11.0's wording
+        return (f"{cls}\n  Value error, Please specify {key} when kv_connector is set, supported roles are "
                 f"{roles} [type=value_error, input_value={kv!r}, input_type=dict]")
     return None
 
@@ -343,6 +344,11 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
         lo, hi = spec.get("prompt_lookup_min"), spec.get("prompt_lookup_max")
         lo = hi if lo is None else lo
         hi = lo if hi is None else hi
+        if state.release.key < (0, 11, 1) and lo is not None and hi is not None:
+            # 0.11.0 checks the values itself (0.11.1+: Field(ge=1), spec_field_errors.py)
+            for name, val in (("prompt_lookup_min", lo), ("prompt_lookup_max", hi)):
+                if isinstance(val, int) and val < 1:
+                    raise _pyd(cls, f"{name}={val} must be > 0")
         if lo is not None and hi is not None and lo > hi:
             raise _pyd(cls, f"prompt_lookup_min={lo} must be <= prompt_lookup_max={hi}")
     elif method == "suffix":

@@ -371,6 +371,9 @@ def verify_args(state: State, spec: dict, method: str | None, n: Any, draft: dic
     if n is None:
         raise _pyd("num_speculative_tokens must be provided with speculative model unless the draft "
                    "model config contains an n_predict parameter.")
+    if isinstance(n, int) and not isinstance(n, bool) and n <= 0:
+        # every release's _verify_args; only 0.11.0 (no Field bound) lets a given value reach it
+        raise _pyd(f"Expected num_speculative_tokens to be greater than zero ({n}).")
     if r["lm_head_quant"] and spec.get("draft_lm_head_quantization") is not None:
         _lm_head_quant(method, draft, dtype)
     rejection = spec.get("rejection_sample_method")
@@ -397,6 +400,11 @@ def verify_args(state: State, spec: dict, method: str | None, n: Any, draft: dic
                                                     "class is not in the recorded model registry)"))
             elif not support.supports_pp:
                 raise Refusal("NotImplementedError", PP_UNSUPPORTED)
+    batch = spec.get("disable_by_batch_size")
+    if state.release.key < (0, 17, 0) and isinstance(batch, int) and not isinstance(batch, bool) and batch < 2:
+        # _verify_args while the field exists (until 0.16.x); only 0.11.0 (no Field bound) reaches it
+        raise _pyd("Expect the batch size threshold of disabling speculative decoding is > 1, but got "
+                   f"self.disable_by_batch_size={batch}")
     hetero = bool(r["hetero_vocab"] and spec.get("use_heterogeneous_vocab"))
     if hetero and method != "draft_model":
         raise _pyd("use_heterogeneous_vocab only works with method='draft_model'")
