@@ -532,28 +532,3 @@ _LITERALS = (
     ("draft_sample_method", (((0, 21, 0), ("greedy", "gumbel")),
                              ((0, 22, 0), ("greedy", "probabilistic")))),
 )
-
-
-def literal_fields(state: State, spec: dict) -> None:
-    """pydantic's literal check of the sampling-method fields (a field of the release only); pydantic
-    counts every failing field (unknown keys last) and shows the first."""
-    from vllm_preflight.resolve.config_checks import value_facts
-
-    errors = []
-    for name, variants in _LITERALS:
-        allowed = None
-        for first, values in variants:
-            if state.release.key >= first:
-                allowed = values
-        value = spec.get(name)
-        if allowed is None or value is None or value in allowed:
-            continue
-        shown = ", ".join(f"'{v}'" for v in allowed[:-1]) + f" or '{allowed[-1]}'"
-        errors.append(f"{name}\n  Input should be {shown} [type=literal_error, input_value={value!r}]")
-    if not errors:
-        return
-    rec = value_facts(state)
-    if rec is not None and rec.get("spec_extra") == "forbid" and rec.get("spec_fields"):
-        errors += [k for k in spec if k not in rec["spec_fields"]]
-    n = len(errors)
-    raise Refusal("ValidationError", f"{n} validation error{'s' if n > 1 else ''} for {CLS}\n{errors[0]}")
