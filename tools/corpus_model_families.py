@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus_model_fixes  # type: ignore[import-not-found]  # tools/ on sys.path
+import corpus_mtp2  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_quant2  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_quant3  # type: ignore[import-not-found]  # tools/ on sys.path
 import corpus_reasoning  # type: ignore[import-not-found]  # tools/ on sys.path
@@ -1320,6 +1321,7 @@ MODEL_FAMILIES["speculative_2"] = corpus_speculative2.speculative_2  # draft fea
 MODEL_FAMILIES["speculative_3"] = corpus_speculative3.speculative_3  # Qwen3-Omni DSpark, ... (tools/corpus_speculative3.py)
 MODEL_FAMILIES["speculators"] = corpus_speculators.speculators  # tools/corpus_speculators.py
 MODEL_FAMILIES["model_fixes"] = corpus_model_fixes.model_fixes  # hybrid per release, MTP conversions (tools/corpus_model_fixes.py)
+MODEL_FAMILIES["mtp_conversions_2"] = corpus_mtp2.mtp_conversions_2  # MiMo-V2, Inkling, Qwen4-Exp MTP (tools/corpus_mtp2.py)
 MODEL_FAMILIES["replayssm"] = corpus_replayssm.replayssm  # ReplaySSM / RecoverSSM (tools/corpus_replayssm.py)
 MODEL_FAMILIES["spec_values"] = corpus_spec_values.spec_values  # refusals.json value sets (tools/corpus_spec_values.py)
 FAMILY_CASES = 100  # cases per family and release: the pool once, then seeded repeats

@@ -24,6 +24,7 @@ FAMILIES += ("speculative_2",)  # draft features and slots (tools/corpus_specula
 FAMILIES += ("spec_values",)  # refusals.json value sets per release (tools/corpus_spec_values.py)
 FAMILIES += ("speculative_3",)  # Qwen3-Omni DSpark and the last draft rules (tools/corpus_speculative3.py)
 FAMILIES += ("model_fixes",)  # hybrid per release, MTP conversions, stochastic rounding (tools/corpus_model_fixes.py)
+FAMILIES += ("mtp_conversions_2",)  # MiMo-V2, Inkling, Qwen4-Exp MTP conversions (tools/corpus_mtp2.py)
 
 
 def _load(path: Path) -> list[dict]:

@@ -9,13 +9,15 @@ Each rule (keyed by the first release that has it, from vLLM's config/speculativ
   new MTP model type, the class the override names, the first release, what triggers it, the
   config key holding the layer count and its default, and whether the count is read from the
   nested text_config.
+MiMo-V2 (0.21.0), InternS2 (0.22.0; mobius 0.28.0), Inkling (0.26.0), Dots3-Note (0.28.0) and
+Qwen4-Exp (0.29.0) are special cases (`_last`): fixed or nested counts, and refusals of their own.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from vllm_preflight.resolve.state import State
+from vllm_preflight.resolve.state import Refusal, State
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,9 @@ RULES: tuple[Rule, ...] = (
          archs=(((0, 33, 0), ("Step5ForCausalLM", "Step5ForConditionalGeneration")),), n_default=0, text=True,
          any_arch=True),
 )
-ARCH = {r.mtp_type: r.arch for r in RULES} | {"nemotron_h_mtp": "NemotronHMTPModel"}
+ARCH = {r.mtp_type: r.arch for r in RULES} | {"nemotron_h_mtp": "NemotronHMTPModel", "mimo_v2_mtp": "MiMoV2MTPModel",
+                                              "inkling_mtp": "InklingMTPModel", "dots3_note_mtp": "Dots3NoteMTPModel",
+                                              "qwen4_exp_mtp": "Qwen4ExpMTP"}
 
 # Nemotron-H (0.17.0 speculative.py:273-284): model type nemotron_h (nemotron_h_puzzle from 0.19.0)
 # with num_nextn_predict_layers > 0, or nemotron_h_mtp; the Omni reasoning VLMs serve their
@@ -105,9 +109,73 @@ def _nemotron(state: State, cfg: dict) -> tuple[str, Any, str] | None:
     return "nemotron_h_mtp", cfg.get("num_nextn_predict_layers", 1), "NemotronHMTPModel"
 
 
+# MiMo-V2 (0.21.0+, by the first architecture): vLLM serves only the first MTP layer
+# (mimo_v2_mtp.py's _MIMO_V2_*_NUM_MTP_LAYERS = 1 in every release 0.21.0-0.33.0)
+_MIMO_V2 = {"MiMoV2ForCausalLM": "MiMoV2MTPModel", "MiMoV2OmniForCausalLM": "MiMoV2OmniMTPModel",
+            "MiMoV2FlashForCausalLM": "MiMoV2MTPModel"}
+
+
+def _refuse(message: str, kind: str = "Value error") -> Refusal:
+    from vllm_preflight.resolve.config_checks import _pyd  # hf_config_override runs in SpeculativeConfig
+
+    return _pyd("SpeculativeConfig", message, kind)
+
+
+def _num(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _last(state: State, cfg: dict) -> tuple[str, Any, str] | None:
+    """MiMo-V2 (0.33.0 speculative.py:806-846), Dots3-Note (:734-749), Qwen4-Exp (:915-935), InternS2
+    (:1008-1033) and Inkling (:1087-1103), with their refusals."""
+    key = state.release.key
+    mt = cfg.get("model_type")
+    arch0 = str((cfg.get("architectures") or ["?"])[0])
+    if key >= (0, 28, 0) and mt == "dots3_note":  # 0.28.0 (0.33.0 speculative.py:734-749)
+        n = cfg.get("num_nextn_predict_layers", 1)  # Dots3NoteConfig's default
+        kinds = cfg.get("mtp_layer_types")
+        if kinds is None and isinstance(n, int):
+            kinds = ["sliding_attention"] * n
+        if isinstance(kinds, list) and len(kinds) != n:
+            raise _refuse(f"mtp_layer_types must have one entry per MTP layer: got {len(kinds)} for {n} layers")
+        if "layer_types" not in cfg:  # the target's layer_types are extended by the MTP ones
+            raise Refusal("AttributeError", "'Dots3NoteConfig' object has no attribute 'layer_types'")
+        return "dots3_note_mtp", n, "Dots3NoteMTPModel"
+    if key >= (0, 21, 0) and arch0 in _MIMO_V2:
+        return "mimo_v2_mtp", 1, _MIMO_V2[arch0]
+    if key >= (0, 29, 0) and mt in ("qwen4_exp", "qwen4_exp_text"):  # 0.29.0 (0.33.0 :915-935)
+        qtext = _text(cfg)
+        # hc_count (Qwen4ExpTextConfig's default 4) only sizes the draft's hidden-state streams
+        return "qwen4_exp_mtp", qtext.get("mtp_num_hidden_layers", qtext.get("num_nextn_predict_layers")), "Qwen4ExpMTP"
+    mobius = key >= (0, 28, 0) and mt == "interns2_mobius"
+    if mobius or (key >= (0, 22, 0) and mt == "intern_s2_preview"):  # 0.22.0; mobius 0.28.0 (:1008-1033)
+        nested = cfg.get("text_config")
+        text = nested if isinstance(nested, dict) else None
+        if mobius:
+            if text is None:  # `assert text_config is not None` (pydantic wraps it, as the ValueErrors)
+                raise _refuse("", kind="Assertion failed")
+            for field in ("mtp_num_experts", "mtp_num_experts_per_tok"):
+                if field not in text:
+                    # the text config's class comes from the checkpoint's remote code (name assumed)
+                    raise Refusal("AttributeError", f"'PretrainedConfig' object has no attribute '{field}'")
+            arch = "InternS2MobiusMTP"
+        else:
+            arch = "Qwen3_5MoeMTP" if (text or {}).get("model_type") == "qwen3_5_moe_text" else "Qwen3_5MTP"
+        return "qwen3_5_mtp", (text or {}).get("mtp_num_hidden_layers"), arch
+    if key >= (0, 26, 0) and mt in ("inkling_mm_model", "inkling_model"):  # 0.26.0 (0.33.0 :1087-1103)
+        mtp = cfg.get("mtp_config") or {}
+        depth = mtp.get("num_nextn_predict_layers", 0) if isinstance(mtp, dict) else 0
+        if not _num(depth):
+            raise Refusal("TypeError", f"'<' not supported between instances of '{type(depth).__name__}' and 'int'")
+        if depth < 1:
+            raise _refuse("The Inkling checkpoint does not contain MTP weights")
+        return "inkling_mtp", depth, "InklingMTPModel"
+    return None
+
+
 def convert(state: State, cfg: dict) -> tuple[str, Any, str] | None:
     """(MTP model type, n_predict, MTP class) when one of these conversions applies, else None."""
-    found = _nemotron(state, cfg)
+    found = _nemotron(state, cfg) or _last(state, cfg)
     if found is not None:
         return found
     mt = str(cfg.get("model_type"))
@@ -134,6 +202,10 @@ def convert(state: State, cfg: dict) -> tuple[str, Any, str] | None:
 def mtp_types(state: State) -> set[str]:
     """The MTP model types these conversions produce in this release."""
     out = {r.mtp_type for r in RULES if state.release.key >= r.since}
+    for first, mtp_type in (((0, 21, 0), "mimo_v2_mtp"), ((0, 26, 0), "inkling_mtp"), ((0, 28, 0), "dots3_note_mtp"),
+                            ((0, 29, 0), "qwen4_exp_mtp")):
+        if state.release.key >= first:
+            out.add(mtp_type)
     if state.release.key >= (0, 17, 0):
         out.add("nemotron_h_mtp")
     return out
