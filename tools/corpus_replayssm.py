@@ -120,6 +120,11 @@ def replayssm(v: tuple) -> Pool:
     add(NEM, on + off_pc + _kv(), v1)
     add(NEM, on + off_pc + fi + _kv("NixlConnector", "kv_producer"))
     add(NEM, off_pc + fi + _kv())
+    if "kv_offloading_size" in opts:  # a connector vLLM makes itself for KV offloading (lmcache's needs
+        # the lmcache package on the node, a "node software" assumption: left out)
+        add(NEM, on + off_pc + fi + ["--kv-offloading-size", "4"])
+        add(NEM, off_pc + fi + ["--kv-offloading-size", "4"])
+        add(KIMI, on + _ngram(2) + ["--kv-offloading-size", "2"], v2)
     add(KIMI, on + off_pc + _ngram(2) + _kv(), v1)
     add(KIMI, on + _ngram(2) + _kv("NixlConnector", "kv_consumer"), v2)
     add(KIMI, on + _kv(), v1)

@@ -39,7 +39,6 @@ def spec_parallel(v: tuple) -> Pool:
         ("pp-bert-embed", ngram + ["-pp", "2"], {}),
         ("pp-mamba2", ngram + ["-pp", "2"], {}),
         ("llama-dense", ngram + ["-tp", "2", "-dcp", "2"], {}),
-        ("llama-dense", ngram + ["-tp", "8", "-dcp", "8"], {}),
         ("llama-dense", ["-tp", "2", "-dcp", "2"], {}),
         ("mixtral-moe", ngram + ["--enable-expert-parallel", "-tp", "2"], {}),
         ("mixtral-moe", ngram + ["--enable-expert-parallel", "-dp", "2"], {}),
@@ -57,6 +56,8 @@ def spec_parallel(v: tuple) -> Pool:
         ("spec-deepseek-v3-mtp1", mtp + ["--enable-expert-parallel"], {}),
         ("spec-deepseek-v3-mtp1", mtp + ["--enable-expert-parallel", "-tp", "2"], {}),
     ]
+    if v >= (0, 11, 1):  # 0.11.0's swap-space check trips at tp 8 on the recording machine (README)
+        pool += [("llama-dense", ngram + ["-tp", "8", "-dcp", "8"], {})]
     if v >= (0, 20, 0):
         pool += [("llama-dense", _sc(method="ngram_gpu", num_speculative_tokens=2, prompt_lookup_max=2)
                   + ["--enable-expert-parallel"], {}),

@@ -57,7 +57,10 @@ def test_async_scheduling_takes_the_methods_each_release_adds():
     draft = ("--speculative-config", json.dumps({"model": MODEL, "method": "draft_model", "num_speculative_tokens": 2}))
     assert _err("0.16.0", *draft, "--async-scheduling") is None  # draft_model joins at 0.16.0
     assert _err("0.15.0", *draft, "--async-scheduling") == PYD + ASYNC.format("EAGLE/MTP") + "."
-    assert _err("0.11.0", *NGRAM, "--async-scheduling") is None  # no such check yet
+    # 0.11.0 refuses any speculative config in create_engine_config (arg_utils.py:1299-1304; real 0.11.0
+    # refuses it in model_families/speculative/0.11.0.jsonl)
+    assert _err("0.11.0", *NGRAM, "--async-scheduling") == \
+        "Currently, speculative decoding is not supported with async scheduling."
 
 
 def test_0_12_checks_pp_before_the_method_and_0_33_the_method_first():

@@ -415,7 +415,7 @@ def verify_with_parallel_config(state: State, facts, values: dict, owner: str) -
         if dcp > tp // kv:
             raise _pyd(owner, f"`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported "
                               f"value ({tp // kv}) for `--tensor-parallel-size` ({tp}) and {kv} model KV heads.")
-    elif dcp > 1 and not facts.is_mla and kv:
+    elif dcp > 1 and not facts.is_mla and kv and state.release.key >= (0, 11, 1):  # 0.11.1 model.py (not 0.11.0)
         if not tp > kv:
             raise _pyd(owner, f"tensor parallel size {tp} must be greater than total num kv heads {kv} "
                               f"when enable decode context parallel for GQA/MQA", "Assertion failed")
@@ -717,10 +717,9 @@ NOT_CHECKED = (
     ("node software", ("packages vLLM imports only for some options (ray, arctic-inference, torchao, lmcache, "
                        "OpenTelemetry, the vllm-rs binary) and the node's transformers (a model type it does not "
                        "know)")),
-    ("remaining validators", ("ReplaySSM / RecoverSSM (0.27.0+), the V1 runner's draft-architecture features and "
-                              "the DSpark/XPress/Parse/Inkling/DeepSeek-V4.1 draft specifics, speculators-format "
-                              "checkpoints, ModelOpt's mixed-precision block contract (0.32.0+), INC messages that "
-                              "print a set")),
+    ("remaining validators", ("MTP through the Transformers modeling backend (its TransformersForMTP draft; "
+                              "multimodal targets refused, 0.33.0), a `medusa` speculators checkpoint "
+                              "(0.25.0-0.32.x), INC messages that print a set")),
 )
 
 

@@ -165,6 +165,13 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
     subconfig_checks.cache_config(state, v)
     config_checks.dp_backend_check(state, v)
     config_checks.cache_dtype_check(state, v)
+    if release.key < (0, 11, 1) and v.get("async_scheduling"):
+        # 0.11.0 create_engine_config (arg_utils.py:1289-1304), before ParallelConfig: async scheduling
+        # with PP or any --speculative-config; later releases check both in VllmConfig
+        if (v.get("pipeline_parallel_size") or 1) > 1:
+            raise Refusal("ValueError", "Async scheduling is not supported with pipeline-parallel-size > 1.")
+        if v.get("speculative_config") is not None:
+            raise Refusal("ValueError", "Currently, speculative decoding is not supported with async scheduling.")
     build_parallel_config(state, v)
     config_checks.parallel_checks(state, v)
     json_options.after_parallel(state, v)

@@ -87,7 +87,12 @@ def mamba_cache_mode(state: State, values: dict) -> str:
 
 
 def _kv_connector(values: dict) -> bool:
-    """KVTransferConfig.is_kv_transfer_instance: a connector and a role."""
+    """KVTransferConfig.is_kv_transfer_instance: a connector and a role, given or made by
+    `_post_init_kv_transfer_config` from --kv-offloading-size (a connector for either offloading
+    backend, role kv_both; 0.33.0 config/vllm.py:1151-1185), which __post_init__ runs before this
+    model validator."""
+    if values.get("kv_offloading_size") is not None:
+        return True
     kv = option_json(values, "kv_transfer_config")
     return isinstance(kv, dict) and kv.get("kv_connector") is not None and kv.get("kv_role") is not None
 
