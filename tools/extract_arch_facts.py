@@ -303,15 +303,44 @@ def module_name(rel: str) -> str:
     return rel if rel.startswith("vllm.") else f"{MODELS_PKG}.{rel}"
 
 
-def release_facts(root: Path) -> dict[str, str | None]:
-    """ARCH -> FLAGS for one release (None where the class cannot be read)."""
-    src = Source(root)
-    memo: dict = {}
-    out: dict[str, str | None] = {}
+def registered_classes(src: Source):
+    """(ARCH, its class as the sources resolve it) for every registered architecture; the class is
+    None where it cannot be read (not found, or outside vLLM's package)."""
     for arch, (rel, cls) in registry_table(src).items():
         info = src.resolve(module_name(rel), cls)
-        out[arch] = None if info is None or info.key[0] == "<external>" else flags_of(info, memo)
-    return out
+        yield arch, None if info is None or info.key[0] == "<external>" else info
+
+
+def class_attr(info, memo: dict, attr: str, interface: tuple | None = None) -> object:
+    """A class attribute as Python looks it up along the MRO (False when no class sets it);
+    reaching `interface` (a (module, class) key that sets it True) counts as True."""
+    for k in mro(info, memo):
+        if attr in k.attrs:
+            return k.attrs[attr]
+        if interface is not None and k.key == interface:
+            return True
+    return False
+
+
+def source_cli(doc: str, out: Path, extra=None) -> tuple[argparse.Namespace, Path, list[str]]:
+    """The command line the source extractors share: SRC_ROOT [--versions V ...] [-o OUT] (and
+    `extra(parser)`'s own options); returns the options, the root and the releases to read."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("src_root", help="folder holding <version>/vllm/ for each release")
+    ap.add_argument("--versions", nargs="*", help="releases to read (default: every folder)")
+    ap.add_argument("-o", "--out", default=str(out))
+    if extra is not None:
+        extra(ap)
+    a = ap.parse_args()
+    root = Path(a.src_root)
+    versions = a.versions or sorted((p.name for p in root.iterdir() if (p / "vllm").is_dir()), key=vkey)
+    return a, root, versions
+
+
+def release_facts(root: Path) -> dict[str, str | None]:
+    """ARCH -> FLAGS for one release (None where the class cannot be read)."""
+    memo: dict = {}
+    return {arch: None if info is None else flags_of(info, memo) for arch, info in registered_classes(Source(root))}
 
 
 def compact(per_release: dict[str, dict[str, str | None]]) -> dict:
@@ -365,15 +394,9 @@ def dump_real(out: str, oracle: str | None) -> int:
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--dump-real":
         return dump_real(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("src_root", help="folder holding <version>/vllm/ for each release")
-    ap.add_argument("--versions", nargs="*", help="releases to read (default: every folder)")
-    ap.add_argument("-o", "--out", default=str(OUT))
-    ap.add_argument("--check", action="append", default=[],
-                    help="VERSION=FILE: compare against a JSON {arch: flags} dumped from a real vLLM")
-    a = ap.parse_args()
-    root = Path(a.src_root)
-    versions = a.versions or sorted((p.name for p in root.iterdir() if (p / "vllm").is_dir()), key=vkey)
+    a, root, versions = source_cli(__doc__, OUT, lambda ap: ap.add_argument(
+        "--check", action="append", default=[],
+        help="VERSION=FILE: compare against a JSON {arch: flags} dumped from a real vLLM"))
     per: dict[str, dict[str, str | None]] = {}
     unreadable = 0
     for v in versions:

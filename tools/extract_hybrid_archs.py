@@ -13,7 +13,6 @@ Usage: python tools/extract_hybrid_archs.py SRC_ROOT [--versions V ...] [-o OUT]
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -24,11 +23,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from extract_arch_facts import (  # type: ignore[import-not-found]  # tools/ on sys.path
     INTERFACES,
     Source,
+    class_attr,
     compact,
-    module_name,
-    mro,
-    registry_table,
-    vkey,
+    registered_classes,
+    source_cli,
 )
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "vllm_preflight" / "releases" / "data" / "hybrid_archs.json"
@@ -36,34 +34,14 @@ OUT = Path(__file__).resolve().parent.parent / "src" / "vllm_preflight" / "relea
 
 def release_hybrids(root: Path) -> dict[str, str | None]:
     """ARCH -> "H" (hybrid) / "" (not) / None (class not read) for one release."""
-    src = Source(root)
     memo: dict = {}
-    out: dict[str, str | None] = {}
-    for arch, (rel, cls) in registry_table(src).items():
-        info = src.resolve(module_name(rel), cls)
-        if info is None or info.key[0] == "<external>":
-            out[arch] = None
-            continue
-        value: object = False
-        for k in mro(info, memo):
-            if "is_hybrid" in k.attrs:
-                value = k.attrs["is_hybrid"]
-                break
-            if k.key == (INTERFACES, "IsHybrid"):
-                value = True
-                break
-        out[arch] = "H" if value not in (False, None, 0) else ""
-    return out
+    return {arch: None if info is None else
+            ("H" if class_attr(info, memo, "is_hybrid", (INTERFACES, "IsHybrid")) not in (False, None, 0) else "")
+            for arch, info in registered_classes(Source(root))}
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("src_root", help="folder holding <version>/vllm/ for each release")
-    ap.add_argument("--versions", nargs="*", help="releases to read (default: every folder)")
-    ap.add_argument("-o", "--out", default=str(OUT))
-    a = ap.parse_args()
-    root = Path(a.src_root)
-    versions = a.versions or sorted((p.name for p in root.iterdir() if (p / "vllm").is_dir()), key=vkey)
+    a, root, versions = source_cli(__doc__, OUT)
     per: dict[str, dict[str, str | None]] = {}
     for v in versions:
         facts = release_hybrids(root / v)

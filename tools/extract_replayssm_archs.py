@@ -23,7 +23,6 @@ through the registry's own `inspect_model_cls`.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -44,17 +43,8 @@ def supporting(root: Path) -> list[str] | None:
     if itf is None or not any(getattr(st, "name", None) == ATTR for st in itf.body):
         return None
     memo: dict = {}
-    out = []
-    for arch, (rel, cls) in eaf.registry_table(src).items():
-        info = src.resolve(eaf.module_name(rel), cls)
-        if info is None or info.key[0] == "<external>":
-            continue
-        for k in eaf.mro(info, memo):
-            if ATTR in k.attrs:
-                if k.attrs[ATTR] not in (False, None, 0):
-                    out.append(arch)
-                break
-    return sorted(out)
+    return sorted(arch for arch, info in eaf.registered_classes(src)
+                  if info is not None and eaf.class_attr(info, memo, ATTR) not in (False, None, 0))
 
 
 def dump_real(oracle: str) -> int:
@@ -83,13 +73,7 @@ def dump_real(oracle: str) -> int:
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--dump-real":
         return dump_real(sys.argv[2])
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("src_root", help="folder holding <version>/vllm/ for each release")
-    ap.add_argument("--versions", nargs="*", help="releases to read (default: every folder)")
-    ap.add_argument("-o", "--out", default=str(OUT))
-    a = ap.parse_args()
-    root = Path(a.src_root)
-    versions = a.versions or sorted((p.name for p in root.iterdir() if (p / "vllm").is_dir()), key=eaf.vkey)
+    a, root, versions = eaf.source_cli(__doc__, OUT)
     runs: dict[str, list[str]] = {}
     last: list[str] | None = None
     have = []

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
 
-__all__ = ["InvalidVersion", "Version", "parse_version", "release_of", "version_key"]
+__all__ = ["InvalidVersion", "Version", "merged_since", "parse_version", "release_of", "version_key"]
 
 
 def parse_version(text: str) -> Version | None:
@@ -57,3 +57,13 @@ def kind_of(text: str) -> str:
     if len(v.release) > 3:
         kinds.append("patch build")
     return ", ".join(kinds)
+
+
+def merged_since(table, key: tuple[int, ...]) -> dict:
+    """The settings in effect at release `key` of a table of (first release, changes) rows in
+    release order: every row up to `key`, later rows overriding earlier ones. Callers only read it."""
+    out: dict = {}
+    for first, changes in table:
+        if key >= first:
+            out.update(changes)
+    return out

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import KNOWN_MODELS, ModelFacts
+from vllm_preflight.releases.versions import merged_since
 from vllm_preflight.resolve import draft_features, mtp_conversions, speculators_format
 from vllm_preflight.resolve.state import Refusal, State
 
@@ -88,11 +90,12 @@ _RULES: tuple[tuple[tuple, dict], ...] = (
 
 
 def rules(state: State) -> dict:
-    out: dict = {}
-    for first, changes in _RULES:
-        if state.release.key >= first:
-            out.update(changes)
-    return out
+    return _rules_at(state.release.key)
+
+
+@cache
+def _rules_at(key: tuple[int, ...]) -> dict:
+    return merged_since(_RULES, key)
 
 
 # hf_config_override: target checkpoints served as an MTP draft (model_type -> MTP model type, the

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vllm_preflight.model import Assumption
+from vllm_preflight.releases.versions import merged_since
 from vllm_preflight.resolve.state import Refusal, State
 
 # (first release, changes), read in every release's speculators/base.py and algos.py
@@ -55,11 +56,7 @@ VERIFIER_ERROR = ("Speculators verifier must name a remote model repository. "
 
 
 def _rules(state: State) -> dict:
-    out: dict = {}
-    for first, changes in _VARIANTS:
-        if state.release.key >= first:
-            out.update(changes)
-    return out
+    return merged_since(_VARIANTS, state.release.key)
 
 
 def is_speculators(cfg: dict | None) -> bool:
