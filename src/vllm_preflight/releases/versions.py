@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
 
-__all__ = ["InvalidVersion", "Version", "merged_since", "parse_version", "release_of", "version_key"]
+__all__ = ["InvalidVersion", "Version", "merged_since", "parse_version", "release_of", "value_since", "version_key"]
 
 
 def parse_version(text: str) -> Version | None:
@@ -66,4 +66,14 @@ def merged_since(table, key: tuple[int, ...]) -> dict:
     for first, changes in table:
         if key >= first:
             out.update(changes)
+    return out
+
+
+def value_since(table, key: tuple[int, ...], default=None):
+    """The value in effect at release `key` of (first release, value) rows in release order:
+    the last row up to `key`, else `default`."""
+    out = default
+    for first, value in table:
+        if key >= first:
+            out = value
     return out

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
+from vllm_preflight.releases.versions import value_since
 from vllm_preflight.resolve.state import Refusal, State
 
 # each keyed by its first release
@@ -157,11 +158,7 @@ _K3_DCP = ((0, 27, 0), (0, 29, 0))  # MLA DSpark refuses DCP (0.28.0 speculative
 
 
 def _pick(state: State, table: tuple) -> tuple[str, ...]:
-    out: tuple[str, ...] = ()
-    for first, names in table:
-        if state.release.key >= first:
-            out = names
-    return out
+    return value_since(table, state.release.key, ())
 
 
 def is_dspark_draft(state: State, low_path: str, archs: list[str], model_type: Any) -> bool:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from vllm_preflight.releases.versions import version_key
+from vllm_preflight.releases.versions import value_since, version_key
 from vllm_preflight.resolve.state import Refusal, State, option_json, validation_error
 
 Values = dict[str, Any]
@@ -191,11 +191,7 @@ def _is_hybrid(state: State, arch: str) -> bool:
     Transformers 5 (the releases of model_len.transformers_v5) renames the legacy layer types
     as it loads the config ("attention" -> "full_attention"), so 0.20.0-0.28.x see a legacy
     all-"attention" list as hybrid (real 0.28.0 does; 0.33.0 does not)."""
-    hybrid = False
-    for first, val in _hybrid_runs().get(arch, ()):
-        if state.release.key >= first:
-            hybrid = val
-    if not hybrid:
+    if not value_since(_hybrid_runs().get(arch, ()), state.release.key, False):
         return False
     if _since(state, _SINCE["hybrid_layer_types_check"]) and state.model is not None:
         from vllm_preflight.resolve.model_len import transformers_v5

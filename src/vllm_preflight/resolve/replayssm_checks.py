@@ -25,7 +25,7 @@ import json
 import os
 from functools import lru_cache
 
-from vllm_preflight.releases.versions import version_key
+from vllm_preflight.releases.versions import value_since, version_key
 from vllm_preflight.resolve.state import Refusal, State, option_json
 
 FIRST = (0, 27, 0)
@@ -57,11 +57,7 @@ def _runs() -> list[tuple[tuple[int, ...], frozenset[str]]]:
 
 def supports_replayssm(state: State, arch: str) -> bool:
     """ModelConfig.supports_replayssm: the registered class implements SupportsReplaySSM."""
-    archs: frozenset[str] = frozenset()
-    for first, run in _runs():
-        if state.release.key >= first:
-            archs = run
-    return arch in archs
+    return arch in value_since(_runs(), state.release.key, frozenset())
 
 
 def mamba_cache_mode(state: State, values: dict) -> str:
