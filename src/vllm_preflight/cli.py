@@ -4,10 +4,15 @@ Exit codes (documented in the README; `check`'s in vllm_preflight.outcome):
   0  check: no finding at or above --fail-on
   1  check: a finding at or above --fail-on, a vLLM refusal always (verify: a check failed)
   2  usage error, unreadable input, or no vLLM server in what was given
-  3  internal error (verify: the tier's hardware or package is missing; 4 internal, 130/143 interrupted)
+  3  internal error (verify: the tier's hardware or package is missing; 4 internal)
+  130 / 143  interrupted by Ctrl-C (SIGINT) / SIGTERM, every command
+
+`run` is the one place that turns what ends a command into its exit code and its last line on
+stderr; every message written there passes through safe_text (`say`, `usage_error`).
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import ClassVar
 
@@ -16,6 +21,20 @@ import click
 from vllm_preflight import __version__
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def say(message: str) -> None:
+    """One line on stderr, `vllm-preflight: ...`, with the input's text in it made visible."""
+    from vllm_preflight.safe_text import visible
+
+    click.echo(f"vllm-preflight: {visible(message)}", err=True)
+
+
+def usage_error(problem: Exception) -> click.UsageError:
+    """A UsageProblem as click's usage error (exit 2), its text made visible."""
+    from vllm_preflight.safe_text import visible
+
+    return click.UsageError(visible(str(problem)))
 
 
 class _Group(click.Group):
@@ -111,11 +130,10 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     from vllm_preflight import ignores, outcome
     from vllm_preflight.api import check_inputs
     from vllm_preflight.errors import UsageProblem
-    from vllm_preflight.safe_text import visible
 
     require = not skip_non_deployments
     try:
-        config = ignores.find_config()  # a broken config file is a usage error before any work
+        config = project_config()  # a broken config file is a usage error before any work
         command = click.get_current_context().meta.get("command_words")
         if gpu_cc:  # `NAME@X.Y`: gpus.get_gpu replaces the capability
             from vllm_preflight.gpus import parse_cc
@@ -127,17 +145,17 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
                               assume=_pairs(assume, "--assume"), input_format=input_format,
                               require_servers=require)
     except UsageProblem as e:
-        raise click.UsageError(visible(str(e))) from None
+        raise usage_error(e) from None
     for err in report.errors:
-        click.echo(f"vllm-preflight: {visible(err.render())}", err=True)
+        say(err.render())
     for r in report.results:
         outcome.ensure_refusal(r)
     ignores.apply(report, config)
     if verbose:
         for path in report.skipped:
-            click.echo(f"vllm-preflight: skipped {visible(path)}: holds no vLLM server", err=True)
+            say(f"skipped {path}: holds no vLLM server")
     if require and not report.results and not report.errors:
-        click.echo("vllm-preflight: no vLLM server found in what was given; nothing was checked", err=True)
+        say("no vLLM server found in what was given; nothing was checked")
     _emit(lambda: _render(fmt, report, fail_on, verbose, require))
     sys.exit(outcome.exit_code(report, fail_on, require_servers=require))
 
@@ -193,16 +211,104 @@ def _silence_stdout() -> None:
         pass
 
 
-def main() -> None:
-    try:
-        cli(standalone_mode=True)
-    except SystemExit:
-        raise
-    except Exception as e:  # noqa: BLE001 - the one place that turns bugs into exit 3
-        from vllm_preflight.safe_text import visible
+# ------------------------------------------------------------------ the process's edges
+_STAND_IN: str | None = None  # the empty folder run() works in when the current one was deleted
 
-        click.echo(visible(f"vllm-preflight: internal error: {type(e).__name__}: {e}"), err=True)
-        sys.exit(EXIT_INTERNAL)
+
+def project_config():
+    """The project configuration (ignores.find_config), none when the working folder was deleted:
+    the search would start in run()'s stand-in and climb to folders the user never named."""
+    from vllm_preflight import ignores
+
+    return ignores.Config() if _STAND_IN else ignores.find_config()
+
+
+def _tolerant_output() -> None:
+    """Output the terminal's encoding cannot show (PYTHONIOENCODING=ascii, a C locale) is written
+    as backslash escapes instead of ending the run: a report is never lost to its encoding."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass
+
+
+def _working_folder() -> None:
+    """A working folder deleted under the tool (`rm -rf` of the folder a shell still sits in):
+    work from a new empty folder, where a relative path names nothing, as in the deleted one,
+    and absolute paths still read."""
+    global _STAND_IN
+    try:
+        os.getcwd()
+        return
+    except OSError:
+        pass
+    import atexit
+    import tempfile
+
+    _STAND_IN = tempfile.mkdtemp(prefix="vllm-preflight-")
+    os.chdir(_STAND_IN)
+    atexit.register(_remove_stand_in, _STAND_IN)
+    say("the current folder no longer exists: relative paths name nothing, and no project "
+        "configuration is read")
+
+
+def _remove_stand_in(path: str) -> None:
+    try:
+        os.chdir("/")
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def run(argv: list[str] | None = None) -> int:
+    """The command line from start to end: its exit code. Usage errors (click's own included,
+    whose messages may quote the input) are shown through safe_text, exit 2; Ctrl-C exits 130 and
+    SIGTERM 143 in every command, whatever it was doing; a bug is one line and exit 3."""
+    from vllm_preflight.interrupts import EXIT_SIGINT, Interrupted, raising
+
+    _tolerant_output()
+    try:
+        with raising():
+            _working_folder()
+            try:
+                code = cli.main(args=argv, prog_name="vllm-preflight", standalone_mode=False)
+            except SystemExit as e:
+                code = e.code
+            except click.ClickException as e:
+                from vllm_preflight.safe_text import visible
+
+                e.message = visible(e.message)
+                e.show()
+                return e.exit_code
+            except click.Abort:  # a KeyboardInterrupt click caught first
+                say("interrupted by SIGINT")
+                return EXIT_SIGINT
+        return code if isinstance(code, int) else EXIT_OK if code is None else EXIT_USAGE
+    except (Interrupted, KeyboardInterrupt) as e:
+        _quietly(say, str(e) if isinstance(e, Interrupted) else "interrupted by SIGINT")
+        return e.exit_code if isinstance(e, Interrupted) else EXIT_SIGINT
+    except Exception as e:  # noqa: BLE001 - the one place that turns bugs into exit 3
+        _quietly(say, f"internal error: {type(e).__name__}: {e}")
+        return EXIT_INTERNAL
+
+
+def _quietly(write, *args) -> None:
+    """A last line on stderr; a stderr that is gone (closed pipe) is no reason for a traceback."""
+    try:
+        write(*args)
+    except (OSError, ValueError):
+        pass
+
+
+def main() -> None:
+    from vllm_preflight.interrupts import Interrupted
+
+    try:
+        code = run()
+    except Interrupted as e:  # a second signal while the first was being reported
+        code = e.exit_code
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from vllm_preflight.errors import UsageProblem
 
 UNIGNORABLE = frozenset({"VP300"})
-CONFIG_KEYS = ("ignore", "per-file-ignores")
+CONFIG_KEYS = ("ignore", "per-file-ignores", "matrix-max-cells")
 _MARK = "vllm-preflight:"
 _INLINE = re.compile(r"(?:^|\s)#\s*vllm-preflight:\s*ignore\b(?:\[([^\]\n]*)\])?")
 
@@ -43,6 +43,7 @@ class Config:
     path: str | None = None  # the file it was read from
     ignore: frozenset = frozenset()
     per_file: tuple = ()  # ((pattern, frozenset(codes)), ...)
+    matrix_max_cells: int | None = None  # `matrix`'s cell limit (None: matrix.cells.DEFAULT_MAX_CELLS)
 
     def silences(self, file: str | None, rule: str) -> bool:
         if rule in self.ignore:
@@ -145,8 +146,12 @@ def _validate(path: str, table, name: str = "the file") -> Config:
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise UsageProblem(f"{path}: per-file-ignores maps file patterns to lists of rule codes")
+    cells = table.get("matrix-max-cells")
+    if cells is not None and (isinstance(cells, bool) or not isinstance(cells, int) or cells < 1):
+        raise UsageProblem(f"{path}: matrix-max-cells takes a whole number of cells, at least 1")
     return Config(path=path, ignore=_codes(path, "ignore", table.get("ignore", [])),
-                  per_file=tuple((str(p), _codes(path, f"per-file-ignores {p!r}", c)) for p, c in per_file.items()))
+                  per_file=tuple((str(p), _codes(path, f"per-file-ignores {p!r}", c)) for p, c in per_file.items()),
+                  matrix_max_cells=cells)
 
 
 # --- inline comments ---------------------------------------------------------------------

@@ -130,10 +130,12 @@ def test_github_annotations_on_the_right_lines(three):
 
 
 def test_github_escaping():
-    from vllm_preflight.report.github import command, escape_data, escape_property
+    from vllm_preflight.report.github import command
+    from vllm_preflight.safe_text import github_data, github_property
 
-    assert escape_data("100% a\r\nb") == "100%25 a%0D%0Ab"
-    assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+    # a newline stays a line (%0A); a CR is a control character, shown as an escape
+    assert github_data("100% a\r\nb") == "100%25 a\\r%0Ab"
+    assert github_property("a:b,c%") == "a%3Ab%2Cc%25"
     line = command("warning", "two\nlines: 50%", "dir,x/a:b.sh", 3, 4, "VP103")
     assert line == "::warning file=dir%2Cx/a%3Ab.sh,line=3,col=4,title=VP103::two%0Alines: 50%25"
     # an escape sequence from the input is shown, never sent to the runner's log raw

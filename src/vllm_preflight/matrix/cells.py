@@ -11,6 +11,7 @@ asked for). `rows(..., fast=False)` is the plain path the tests compare against.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -19,6 +20,10 @@ from vllm_preflight.model import Deployment
 from vllm_preflight.releases import PR29558, get_release
 
 PARALLEL_MIN_CELLS = 400  # below this, a second process (fork, slim rows back) saves less than it costs
+# cells of one matrix, all inputs together: the default matrix of every release (all2all x dp x ep x
+# cudagraph_mode, 12,276 cells) fits; 28,080 took minutes and a gigabyte. --max-cells or the project
+# configuration's `matrix-max-cells` raise it.
+DEFAULT_MAX_CELLS = 15_000
 
 
 @dataclass(frozen=True)
@@ -52,16 +57,28 @@ def plan(base: Deployment, targets: list[str], axes: tuple[str, ...] = (),
         if not axes:
             out.cells.append(Cell(t))
             continue
-        release = get_release(t)
-        lists = []
-        for name in axes:
-            values = axes_mod.AXES[name].values(release)
-            if where and name in where:
-                values = tuple(v for v in values if v in where[name])
-            lists.append(values)
-        for combo in itertools.product(*lists):
+        for combo in itertools.product(*_values(t, axes, where)):
             out.cells.append(Cell(t, tuple(zip(axes, combo))))
     return out
+
+
+def count(targets: list[str], axes: tuple[str, ...] = (), where: dict[str, set[str]] | None = None) -> int:
+    """How many cells `plan` makes for one deployment, without making them."""
+    if not axes:
+        return len(targets)
+    return sum(math.prod(len(v) for v in _values(t, axes, where)) for t in targets)
+
+
+def _values(target: str, axes: tuple[str, ...], where: dict[str, set[str]] | None) -> list[tuple]:
+    """Each axis's values on one target, as --where slices them."""
+    release = get_release(target)
+    lists = []
+    for name in axes:
+        values = axes_mod.AXES[name].values(release)
+        if where and name in where:
+            values = tuple(v for v in values if v in where[name])
+        lists.append(values)
+    return lists
 
 
 def deployment_for(p: Plan, cell: Cell) -> Deployment:
@@ -139,7 +156,10 @@ def rows(p: Plan, settings: Settings = Settings(), fast: bool = True) -> list[di
     # interleaved chunks: neighbouring cells cost alike, so each child gets a fair share
     chunks = [p.cells[i::jobs] for i in range(jobs)]
     try:
-        with ctx.Pool(jobs) as pool:
+        from vllm_preflight.interrupts import for_worker
+
+        # Ctrl-C and SIGTERM are the parent's (exit 130 / 143); leaving the `with` ends the pool
+        with ctx.Pool(jobs, initializer=for_worker) as pool:
             parts = pool.map(_child, chunks)
     finally:
         _WORK = None

@@ -3,8 +3,9 @@
 Exit codes (as `check`): 0 the matrix was printed (a release vLLM refuses is a row, not an
 error); 1 only with `--fail-on`: some cell has an outcome it names (refused, off, hazard);
 2 usage error or unreadable input (unknown axis or value, empty slice, a range with no
-supported release, an unknown `--vs` side, a file in `--records` that is not a verify record);
-3 internal error.
+supported release, an unknown `--vs` side, more cells than --max-cells), or a file in
+`--records` that is not a verify record (the matrix is still drawn from the good ones);
+3 internal error; 130 / 143 interrupted.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 
 import click
 
-from vllm_preflight.cli import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, _CommandAfterDashes, _pairs
+from vllm_preflight.cli import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, _CommandAfterDashes, _pairs, say, usage_error
 
 FORMATS = ("text", "markdown", "html", "csv", "json")
 
@@ -38,10 +39,13 @@ FORMATS = ("text", "markdown", "html", "csv", "json")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
               type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight"]))
 @click.option("--jobs", type=int, default=0, metavar="N", help="Processes for large matrices (default: the cores).")
+@click.option("--max-cells", "max_cells", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Refuse a matrix of more cells than this (default 15,000, or the project "
+                   "configuration's matrix-max-cells); past it: exit 2, nothing resolved.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.argument("inputs", nargs=-1, type=click.Path())
 def matrix(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
-           jobs, fmt, inputs) -> None:
+           jobs, max_cells, fmt, inputs) -> None:
     """One deployment across every release (FILE or `-- vllm serve ...`), or every combination of
     --axes, in one table: refused, cudagraph_mode, compile mode, MoE split, hazards."""
     from vllm_preflight.errors import UsageProblem
@@ -50,14 +54,22 @@ def matrix(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold
     try:
         code = _run(versions, axes_text, list(where), vs, advise, records_dir, set(fail_on), no_fold, gpu,
                     _pairs(env, "--env"), _pairs(assume, "--assume"), input_format, jobs, fmt, list(inputs),
-                    command)
+                    command, max_cells)
     except UsageProblem as e:
-        raise click.UsageError(str(e)) from None
+        raise usage_error(e) from None
     sys.exit(code)
 
 
+def cell_limit(max_cells: int | None) -> int:
+    """--max-cells, else the project configuration's matrix-max-cells, else the default."""
+    from vllm_preflight.cli import project_config
+    from vllm_preflight.matrix.cells import DEFAULT_MAX_CELLS
+
+    return max_cells or project_config().matrix_max_cells or DEFAULT_MAX_CELLS
+
+
 def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
-         jobs, fmt, inputs, command) -> int:
+         jobs, fmt, inputs, command, max_cells=None) -> int:
     from vllm_preflight.api import load_inputs, split_assume
     from vllm_preflight.errors import InputError, UsageProblem
     from vllm_preflight.gpus import get_gpu
@@ -81,30 +93,38 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
     if where and not axes:
         raise UsageProblem("--where slices the axes of a combination matrix: add --axes")
     slice_ = axes_mod.parse_where(where, axes, [get_release(t) for t in targets]) if where else None
+    limit = cell_limit(max_cells)
+    per_deployment = cells.count(targets, axes, slice_)
+    if per_deployment == 0:
+        raise UsageProblem("the slice is empty: no cell has these --where values on these releases")
+    if per_deployment > limit:  # before any input is read
+        raise UsageProblem(_too_many(per_deployment, limit))
     evidence = None
+    errors: list[InputError] = []
     if records_dir:
         from vllm_preflight.matrix import records
 
-        evidence = records.read(records_dir)
-    errors: list[InputError] = []
+        evidence, errors = records.read(records_dir)
     if has_input:
-        deployments, errors = load_inputs(inputs, command, variables, None if input_format == "auto" else input_format)
-        for err in errors:
-            click.echo(f"vllm-preflight: {err.render()}", err=True)
-        if not deployments:
-            if errors:
-                return EXIT_USAGE
-            raise UsageProblem("no vLLM server found in the input")
+        deployments, input_errors = load_inputs(inputs, command, variables,
+                                                None if input_format == "auto" else input_format)
+        errors += input_errors
     else:
         deployments = [axes_mod.base_deployment()]
+    for err in errors:
+        say(err.render())
+    if not deployments:
+        if errors:
+            return EXIT_USAGE
+        raise UsageProblem("no vLLM server found in the input")
+    if per_deployment * len(deployments) > limit:
+        raise UsageProblem(_too_many(per_deployment * len(deployments), limit, len(deployments)))
     settings = cells.Settings(gpu, tuple(env), tuple(sorted(model_assume.items())), jobs, slim=fmt != "json")
     results = []
     for d in deployments:
         p = cells.plan(d, targets, axes, slice_)
-        if not p.cells:
-            raise UsageProblem("the slice is empty: no cell has these --where values on these releases")
         results.append((p, cells.rows(p, settings)))
-    out = _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings)
+    out = _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings, errors)
     if out is not None:  # the text renderer prints through rich itself
         click.echo(out, nl=False)
     if errors:
@@ -117,13 +137,20 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
     return EXIT_OK
 
 
+def _too_many(n: int, limit: int, deployments: int = 1) -> str:
+    what = f"{deployments} deployments x {n // deployments:,} cells" if deployments > 1 else "the matrix"
+    return (f"{what}: {n:,} cells, more than the limit of {limit:,}; slice it (--where, --vllm-version, "
+            f"fewer --axes or inputs) or raise the limit with --max-cells {n} (or matrix-max-cells in "
+            f"the project configuration)")
+
+
 def _title(p, axes, targets) -> str:
     span = ", ".join(targets) if len(targets) <= 3 else f"{targets[0]} … {targets[-1]} ({len(targets)} targets)"
     what = p.base.source if not axes or p.base.source != "vllm serve (matrix cell)" else "combinations"
     return f"{what} · {', '.join(axes) + ' · ' if axes else ''}{span}"
 
 
-def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings):
+def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings, errors=()):
     from vllm_preflight.matrix import advise as advise_mod
     from vllm_preflight.matrix import diff as diff_mod
     from vllm_preflight.matrix import records as records_mod
@@ -154,7 +181,8 @@ def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings
     if fmt == "json":
         from vllm_preflight.matrix.render import json_out
 
-        return json_out.render(all_rows, vs=vs_json, advice=advice_json) + "\n"
+        return json_out.render(all_rows, vs=vs_json, advice=advice_json,
+                               errors=[e.to_json() for e in errors] or None) + "\n"
     if fmt == "csv":
         from vllm_preflight.matrix.render import csv_out
 

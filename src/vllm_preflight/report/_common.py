@@ -2,14 +2,7 @@
 from __future__ import annotations
 
 from vllm_preflight.outcome import findings_of
-
-
-def visible(text) -> str:
-    """Control characters from inputs written as escapes (safe_text.visible)."""
-    from vllm_preflight.safe_text import visible as _visible
-
-    return _visible(str(text))
-
+from vllm_preflight.safe_text import visible  # noqa: F401  (the renderers' one neutraliser)
 
 COMMAND_LINE = "<command line>"  # the file of a server given after `--`
 

@@ -6,11 +6,12 @@ Never wrapped and free of control characters, so editors and CI problem matchers
 from __future__ import annotations
 
 from vllm_preflight.outcome import summary_line
-from vllm_preflight.report._common import located, visible
+from vllm_preflight.report._common import located
+from vllm_preflight.safe_text import line_start, visible
 
 
 def lines(report, fail_on: str = "error") -> list[str]:
-    out = [f"{visible(file)}:{line}:{col}: {f.get('severity')} {f.get('rule')} {visible(f.get('message', ''))}"
+    out = [f"{line_start(file)}:{line}:{col}: {f.get('severity')} {f.get('rule')} {visible(f.get('message', ''))}"
            for _r, f, file, line, col in located(report)]
     out.append(summary_line(report, fail_on))
     return out

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-from urllib.parse import quote
 
 from vllm_preflight import __version__
 from vllm_preflight.report._common import error_place, located
+from vllm_preflight.safe_text import uri_path
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -20,11 +20,9 @@ LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 def uri(path: str) -> str:
     """A URI reference for a path: relative paths stay relative (code scanning resolves them
-    against the repository), absolute ones become file: URIs."""
-    posix = path.replace(os.sep, "/")
-    if os.path.isabs(path):
-        return "file://" + quote(posix)
-    return quote(posix)
+    against the repository), absolute ones become file: URIs. A file name that is not UTF-8 is
+    written as its bytes on disk (percent-encoded), never lost."""
+    return ("file://" if os.path.isabs(path) else "") + uri_path(path)
 
 
 def _rule(rule) -> dict:

@@ -7,7 +7,8 @@ outcome depends on, the PR #29558 design where it differs, and the assumptions m
 
 Renders only what the resolver and the rules recorded (`result.extra["plan"]`, `findings`...).
 On a terminal it colours through rich; piped or with NO_COLOR it writes plain lines, never
-wrapped. Every text taken from an input goes through `safe_text.visible`.
+wrapped. Every piece of every line goes through `safe_text.visible` in `Out.line`, the one
+place that writes, so no text taken from an input can reach the terminal unescaped.
 """
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ class Out:
         self.stream = stream or sys.stdout
 
     def line(self, *pieces) -> None:
-        parts = [(p, None) if isinstance(p, str) else p for p in pieces]
+        parts = [(visible(p), None) if isinstance(p, str) else (visible(p[0]), p[1]) for p in pieces]
         if self.console is None:
             self.stream.write("".join(t for t, _ in parts) + "\n")
             return
@@ -85,13 +86,13 @@ def _title(res) -> str:
     name = res.extra.get("name") or res.source
     label = (f"vLLM {res.vllm_version}" if res.target == "release"
              else f"PR #29558 design on vLLM {res.vllm_version}")
-    return f"{visible(name)} · {label}"
+    return f"{name} · {label}"
 
 
 def _written_text(row: dict, value: bool = True) -> str:
     w = row.get("written")
     if w is not None:
-        return (f"you wrote {visible(short(w['value']))} at " if value else "as written at ") + visible(w["where"])
+        return (f"you wrote {short(w['value'])} at " if value else "as written at ") + w["where"]
     if row.get("default_from"):
         return row["default_from"]
     return "not written" if row.get("changes") else "release default"
@@ -102,11 +103,11 @@ def _row_line(out: Out, row: dict, width: int) -> None:
     name = row["setting"].ljust(width)
     if steps:
         first = steps[0]["before"] if row.get("written") is None else row["written"]["value"]
-        out.line("  ", ("~ ", "changed"), name, "  ", (visible(change_text(first, row["resolved"])), "changed"),
+        out.line("  ", ("~ ", "changed"), name, "  ", (change_text(first, row["resolved"]), "changed"),
                  ("   " + _written_text(row) + "; " + ", ".join(dict.fromkeys(s["rule"] for s in steps)), "dim"))
     else:
         mark, style = ("= ", "same") if row.get("written") is not None else ("+ ", "default")
-        out.line("  ", (mark, style), name, "  ", visible(short(row["resolved"])),
+        out.line("  ", (mark, style), name, "  ", short(row["resolved"]),
                  ("   " + _written_text(row, value=False), "dim"))
 
 
@@ -121,14 +122,14 @@ def _why(out: Out, res, rows: list[dict]) -> None:
     out.line(("Why", "head"))
     for row, s in steps:
         repeat = {1: "", 2: "; vLLM appends it twice"}.get(s["repeats"], f"; vLLM does it {s['repeats']} times")
-        out.line(f"  • {row['setting']}: ", visible(change_text(s["before"], s["after"])),
+        out.line(f"  • {row['setting']}: ", change_text(s["before"], s["after"]),
                  (f"  ({s['rule']}{repeat})", "dim"))
         cause = s.get("cause")
         if cause:
             out.line(("    because " + _cause_text(cause, by_setting), "dim"))
         reason = reasons.get(s["rule"])
         if reason:
-            out.line(("    " + visible(reason), "dim"))
+            out.line(("    " + reason, "dim"))
 
 
 def _cause_text(setting: str, by_setting: dict) -> str:
@@ -144,7 +145,7 @@ def _cause_text(setting: str, by_setting: dict) -> str:
             parts.append(current)
             break
         value = row["changes"][-1]["after"] if row["changes"] else row["resolved"]
-        parts.append(f"{current} = {visible(short(value))} ({_written_text(row)})")
+        parts.append(f"{current} = {short(value)} ({_written_text(row)})")
         current = row["changes"][-1].get("cause") if row["changes"] else None
     return " ← ".join(parts)
 
@@ -159,7 +160,7 @@ def _runtime(out: Out, res) -> None:
     cfg, run = rt.get("config_cudagraph_mode"), rt.get("cudagraph_mode")
     if rt.get("error"):
         out.line((head, "head"))
-        out.line(("  vLLM would fail at start-up, after the weights load: ", "error"), visible(str(rt["error"])))
+        out.line(("  vLLM would fail at start-up, after the weights load: ", "error"), str(rt["error"]))
         return
     if cfg == run:
         out.line((head, "head"), f"  cudagraph_mode {run}, as at config time")
@@ -169,9 +170,9 @@ def _runtime(out: Out, res) -> None:
                  (f"{cfg} at config time → {run} at runtime", "changed"),
                  (f"   ({rt.get('support_backend') or rt.get('support')}: {rt.get('support')})", "dim"))
     for e in rt.get("events") or []:
-        out.line(("  • " + visible(e.get("reason", "")) + f"  ({e.get('rule')})", "dim"))
+        out.line(("  • " + e.get("reason", "") + f"  ({e.get('rule')})", "dim"))
     for alt in rt.get("depends_on") or []:
-        out.line(("  if " + visible(f"{alt.get('fact')} = {alt.get('alternative')}") + ": cudagraph_mode "
+        out.line((f"  if {alt.get('fact')} = {alt.get('alternative')}: cudagraph_mode "
                   + str(alt.get("error") or alt.get("cudagraph_mode")), "dim"))
 
 
@@ -183,10 +184,10 @@ def _findings(out: Out, findings: list[dict]) -> None:
         loc = f.get("location") or {}
         where = ""
         if loc.get("file"):
-            where = visible(str(loc["file"])) + (f":{loc['line']}" if loc.get("line") else "") + \
+            where = str(loc["file"]) + (f":{loc['line']}" if loc.get("line") else "") + \
                 (f":{loc['column']}" if loc.get("line") and loc.get("column") else "") + " "
         out.line("  ", (f"{f.get('severity', '')} {f.get('rule', '')}", f.get("severity")), " ", where,
-                 visible(f.get("message", "")))
+                 f.get("message", ""))
 
 
 def _pr_block(out: Out, res) -> None:
@@ -195,13 +196,13 @@ def _pr_block(out: Out, res) -> None:
         return
     out.line((f"With the PR #29558 design (--target pr29558, on vLLM {pr['vllm_version']})", "head"))
     if pr.get("vllm_error"):
-        out.line(f"  vLLM would refuse: {visible(pr['vllm_error']['type'])}")
+        out.line(f"  vLLM would refuse: {pr['vllm_error']['type']}")
         return
     moe = [op for op in (pr.get("splitting_ops") or []) if "moe_forward" in op]
     out.line(f"  cudagraph_mode {pr['cudagraph_mode']}"
              + (f"; {', '.join(moe)} split out of the piecewise graphs" if moe else ""))
     for f in pr.get("findings") or []:
-        out.line("  ", (f"{f['severity']} {f['rule']}", f["severity"]), " ", visible(f["message"]))
+        out.line("  ", (f"{f['severity']} {f['rule']}", f["severity"]), " ", f["message"])
 
 
 def _depends(out: Out, res, findings: list[dict]) -> None:
@@ -212,8 +213,7 @@ def _depends(out: Out, res, findings: list[dict]) -> None:
     shown = {f["message"] for f in findings if f.get("rule") == "VP103"}
     for name in names:
         alt = next((m for m in shown if f"depends on {name} " in m), None)
-        out.line(f"  {visible(str(name))}: " + (visible(alt.split(': ', 1)[-1]) if alt else
-                                                   "the outcome changes with its value"))
+        out.line(f"  {name}: " + (alt.split(': ', 1)[-1] if alt else "the outcome changes with its value"))
 
 
 def _assumptions(out: Out, res) -> None:
@@ -229,14 +229,14 @@ def _assumptions(out: Out, res) -> None:
         return
     out.line(("Assumed", "head"))
     for a in items:
-        out.line(f"  {visible(a.fact)} = {visible(str(a.value))}", (f"  ({visible(a.source)})", "dim"))
+        out.line(f"  {a.fact} = {a.value}", (f"  ({a.source})", "dim"))
 
 
 def render_result(out: Out, res, verbose: bool = False) -> None:
     out.line((f"── {_title(res)} ", "head"))
     loc = res.extra.get("location") or {}
     if loc.get("line"):
-        out.line((f"server command at {visible(str(loc['file']))}:{loc['line']}:{loc.get('column') or 1}", "dim"))
+        out.line((f"server command at {str(loc['file'])}:{loc['line']}:{loc.get('column') or 1}", "dim"))
     summary = res.extra.get("summary") or {}
     findings = res.extra.get("findings") or []
     shown_findings = [f for f in findings if f.get("rule") != "VP103"]
@@ -245,9 +245,9 @@ def render_result(out: Out, res, verbose: bool = False) -> None:
         out.line((summary["line"], worst))
     if res.vllm_error is not None:
         lines = (res.vllm_error.message or "").strip().splitlines() or [""]
-        out.line(("vLLM would refuse to start: ", "error"), visible(f"{res.vllm_error.type}: {lines[0]}"))
+        out.line(("vLLM would refuse to start: ", "error"), f"{res.vllm_error.type}: {lines[0]}")
         for more in lines[1:]:  # pydantic's messages run over several lines
-            out.line("  " + visible(more))
+            out.line("  " + more)
     else:
         out.line(headline(res))
         rows = res.extra.get("plan") or []
@@ -265,7 +265,7 @@ def render_result(out: Out, res, verbose: bool = False) -> None:
         if logs:
             out.line(("vLLM also warns", "head"))
             for text in logs:
-                out.line(("  • " + visible(text), "dim"))
+                out.line(("  • " + text, "dim"))
     _findings(out, shown_findings)
     _depends(out, res, findings)
     _pr_block(out, res)

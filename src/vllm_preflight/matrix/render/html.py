@@ -1,9 +1,11 @@
 """One self-contained HTML page (inline CSS, no script, nothing fetched): the grid coloured by
-outcome, each line's reasons on hover (`title`), a legend, and the notes."""
+outcome, each line's reasons on hover (`title`), a legend, and the notes. Every text goes
+through safe_text.html."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
+
+from vllm_preflight.safe_text import html as escape
 
 CSS = """
 :root { --on:#dcf5e3; --on-ink:#145c2c; --off:#fff1c7; --off-ink:#6b4f00; --hazard:#ffd9a8;
@@ -56,17 +58,17 @@ def render(tables, title: str, subtitle: str = "", extra_lines: Sequence[str] = 
                    + "</tr></thead>")
         out.append("<tbody>")
         for line in t.lines:
-            tip = escape("\n".join(line.reasons) or "no change to what was written", quote=True)
+            tip = escape("\n".join(line.reasons) or "no change to what was written", keep_newlines=True)
             tds = []
             for k, c in enumerate(line.cells):
                 cls = "status" if k == t.status_column else "mono" if t.headers[k] in _MONO else ""
                 tds.append(f'<td class="{cls}">{escape(c)}</td>' if cls else f"<td>{escape(c)}</td>")
-            out.append(f'<tr class="{line.status}" title="{tip}">' + "".join(tds) + "</tr>")
+            out.append(f'<tr class="{escape(line.status)}" title="{tip}">' + "".join(tds) + "</tr>")
         out.append("</tbody></table>")
         for n in t.notes:
             out.append(f'<p class="note">{escape(n)}</p>')
     if extra_lines:
-        out.append("<pre>" + escape("\n".join(extra_lines)) + "</pre>")
+        out.append("<pre>" + escape("\n".join(extra_lines), keep_newlines=True) + "</pre>")
     out.append("<footer>vllm-preflight matrix · generated offline, "
                "nothing on this page is fetched</footer>")
     out += ["</body>", "</html>"]

@@ -1,11 +1,12 @@
-"""GitHub-flavoured Markdown: the folded table, for docs and pull requests."""
+"""GitHub-flavoured Markdown: the folded table, for docs and pull requests. Every text goes
+through safe_text.markdown (no raw HTML, link, image or entity from an input), the notes of
+--vs/--advise in a code fence no line can close."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+from vllm_preflight.safe_text import fence
+from vllm_preflight.safe_text import markdown as _cell
 
 
 def render(tables, extra_lines: Sequence[str] = ()) -> str:
@@ -24,5 +25,5 @@ def render(tables, extra_lines: Sequence[str] = ()) -> str:
         out += [f"_{_cell(n)}_" for n in t.notes]
         out.append("")
     if extra_lines:
-        out += ["```text", *extra_lines, "```", ""]
+        out += [*fence(extra_lines), ""]
     return "\n".join(out).rstrip() + "\n"

@@ -1,6 +1,7 @@
 """The terminal table: rich, one colour per outcome (green on, yellow off, orange hazard, red
 refused). Columns that read the same on every line move into one note under the table, so
-the lines fit a terminal; no value is cut short, only `why` at 60 characters."""
+the lines fit a terminal; no value is cut short, only `why` at 60 characters. Every text goes
+through safe_text.rich: shown, never obeyed (terminal escapes) nor applied (rich markup)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -19,8 +20,10 @@ def _constant_columns(t) -> list[int]:
 def render(tables, console=None, extra_lines: Sequence[str] = ()) -> None:
     from rich import box
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table as RichTable
+
+    from vllm_preflight.safe_text import line_start
+    from vllm_preflight.safe_text import rich as escape
 
     console = console or Console(highlight=False, soft_wrap=False)
     if not console.is_terminal:  # piped: the table at its natural width, never wrapped inside a cell
@@ -28,7 +31,8 @@ def render(tables, console=None, extra_lines: Sequence[str] = ()) -> None:
     for t in tables:
         same = _constant_columns(t)
         shown = [k for k in range(len(t.headers)) if k not in same]
-        rt = RichTable(title=escape(t.title), box=box.SIMPLE_HEAD, header_style="bold", title_justify="left",
+        # the title starts a line of the log (a CI runner reads `::command::` lines there)
+        rt = RichTable(title=escape(line_start(t.title)), box=box.SIMPLE_HEAD, header_style="bold", title_justify="left",
                        pad_edge=False)
         for k in shown:
             if t.headers[k] == "why":
