@@ -8,8 +8,8 @@ one who wrote the input. An input must be shown there, never obeyed:
   (ESC [ 2 J would clear the screen, OSC 8 forge a link, OSC 0 set the window title, CR overwrite
   a line, a bidi override reorder what a reader sees; a lone surrogate from a non-UTF-8 file name
   cannot even be encoded);
-- a line whose text starts with an input (`line_start`): never a GitHub Actions workflow command
-  (`::error ...`, `::stop-commands::`, which the runner reads from any line of the log);
+- a line that starts with an input's text (`line_start`): never a GitHub Actions workflow
+  command (`::error ...`, `::stop-commands::`, which the runner reads from any line of a log);
 - rich markup (`rich`), Markdown (`markdown`, `fence`), HTML (`html`), CSV (`csv_cell`: no
   spreadsheet formula), GitHub workflow-command values (`github_data`, `github_property`);
 - JSON (and SARIF) keep the exact text: the encoder writes it as ASCII escapes (`ensure_ascii`),
@@ -59,12 +59,20 @@ def visible(text, *, keep_newlines: bool = False) -> str:
                    for ch in text)
 
 
-def line_start(text) -> str:
-    """`visible(text)` for the start of an output line: text that would read as a GitHub Actions
-    workflow command (`::error::...` once leading blanks are trimmed) gets `./` in front, which
-    names the same file when the text is a relative path (concise lines start with one)."""
+def line_start(text, *, path: bool = False) -> str:
+    """`visible(text)` for the start of an output line. Text that a GitHub Actions runner would
+    read as a workflow command there (`::error::...`, `::stop-commands::...`, once leading blanks
+    are trimmed) gets `./` in front when it is a path (the same file: concise lines start with
+    one), else a backslash, as an escape of what follows."""
     out = visible(text)
-    return "./" + out if out.lstrip().startswith("::") else out
+    if not starts_command(out):
+        return out
+    return ("./" if path else "\\") + out
+
+
+def starts_command(line: str) -> bool:
+    """Whether a GitHub Actions runner reads `line` of a log as a workflow command."""
+    return line.lstrip().startswith("::")
 
 
 def rich(text) -> str:

@@ -11,7 +11,7 @@ from vllm_preflight.safe_text import line_start, visible
 
 
 def lines(report, fail_on: str = "error") -> list[str]:
-    out = [f"{line_start(file)}:{line}:{col}: {f.get('severity')} {f.get('rule')} {visible(f.get('message', ''))}"
+    out = [f"{line_start(file, path=True)}:{line}:{col}: {f.get('severity')} {f.get('rule')} {visible(f.get('message', ''))}"
            for _r, f, file, line, col in located(report)]
     out.append(summary_line(report, fail_on))
     return out

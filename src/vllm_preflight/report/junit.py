@@ -10,7 +10,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from vllm_preflight.outcome import fails, findings_of
-from vllm_preflight.report._common import error_place, place, visible
+from vllm_preflight.report._common import error_place, place
+from vllm_preflight.safe_text import line_start, visible
 
 
 def _case_name(r) -> str:
@@ -32,8 +33,9 @@ def as_element(report, fail_on: str = "error") -> ET.Element:
         other: list[tuple[dict, str]] = []
         for f in findings_of(r):
             file, line, col = place(f, r)
-            text = f"{file}:{line}:{col}: {f.get('severity')} {f.get('rule')} {f.get('message', '')}"
-            (failed if fails(f.get("severity", "error"), fail_on) else other).append((f, visible(text)))
+            text = (f"{line_start(file, path=True)}:{line}:{col}: {f.get('severity')} {f.get('rule')} "
+                    + visible(f.get("message", "")))
+            (failed if fails(f.get("severity", "error"), fail_on) else other).append((f, text))
         if failed:
             failures += 1
             first = failed[0][0]
@@ -46,7 +48,7 @@ def as_element(report, fail_on: str = "error") -> ET.Element:
         errors += 1
         file, line, _col = error_place(err)
         case = ET.SubElement(suite, "testcase", classname=visible(file), name=visible(f"{file}:{line}"))
-        ET.SubElement(case, "error", type="input", message=visible(err.message)).text = visible(err.render())
+        ET.SubElement(case, "error", type="input", message=visible(err.message)).text = line_start(err.render(), path=True)
     counts = {"tests": len(report.results) + len(report.errors), "failures": failures, "errors": errors}
     for el in (suite, suites):
         for k, n in counts.items():

@@ -8,7 +8,8 @@ outcome depends on, the PR #29558 design where it differs, and the assumptions m
 Renders only what the resolver and the rules recorded (`result.extra["plan"]`, `findings`...).
 On a terminal it colours through rich; piped or with NO_COLOR it writes plain lines, never
 wrapped. Every piece of every line goes through `safe_text.visible` in `Out.line`, the one
-place that writes, so no text taken from an input can reach the terminal unescaped.
+place that writes, so no text taken from an input can reach the terminal unescaped, nor start
+a line a CI runner reads as a command (`safe_text.line_start`'s rule).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import sys
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.resolve.explain import headline
-from vllm_preflight.safe_text import visible
+from vllm_preflight.safe_text import starts_command, visible
 
 # Settings shown even when vLLM only filled in its default: what a deployer reads first.
 KEY_SETTINGS = ("mode", "cudagraph_mode", "max_cudagraph_capture_size")
@@ -61,6 +62,8 @@ class Out:
 
     def line(self, *pieces) -> None:
         parts = [(visible(p), None) if isinstance(p, str) else (visible(p[0]), p[1]) for p in pieces]
+        if starts_command("".join(t for t, _ in parts)):  # as safe_text.line_start
+            parts.insert(0, ("\\", None))
         if self.console is None:
             self.stream.write("".join(t for t, _ in parts) + "\n")
             return

@@ -32,7 +32,7 @@ def render(tables, console=None, extra_lines: Sequence[str] = ()) -> None:
         same = _constant_columns(t)
         shown = [k for k in range(len(t.headers)) if k not in same]
         # the title starts a line of the log (a CI runner reads `::command::` lines there)
-        rt = RichTable(title=escape(line_start(t.title)), box=box.SIMPLE_HEAD, header_style="bold", title_justify="left",
+        rt = RichTable(title=escape(line_start(t.title, path=True)), box=box.SIMPLE_HEAD, header_style="bold", title_justify="left",
                        pad_edge=False)
         for k in shown:
             if t.headers[k] == "why":
