@@ -278,7 +278,7 @@ def run(argv: list[str] | None = None) -> int:
             except click.ClickException as e:
                 from vllm_preflight.safe_text import visible
 
-                e.message = visible(e.message)
+                e.message = visible(e.message)  # type: ignore[misc]  # Final in the stubs only
                 e.show()
                 return e.exit_code
             except click.Abort:  # a KeyboardInterrupt click caught first

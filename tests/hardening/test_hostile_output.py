@@ -94,7 +94,7 @@ def test_matrix_every_format(corpus, fmt):
 
 @pytest.mark.parametrize("fmt", MATRIX_FORMATS)
 def test_matrix_notes_of_vs_and_advise(corpus, fmt):
-    folder, names = corpus
+    folder, _names = corpus
     name = file_names()["markdown-code"]  # backticks that would close a Markdown fence
     for extra in (["--vs", "0.12.0", "0.33.0"], ["--advise", "--vllm-version", "0.33.0"]):
         code, out, err = invoke(["matrix", *extra, "--format", fmt, name], cwd=folder)

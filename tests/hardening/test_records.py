@@ -108,25 +108,27 @@ def test_a_record_just_over_4_mib(tmp_path, good_record):
     assert "big.json: file is 4 MiB, larger than 4 MiB" in r.stderr
 
 
+def _doc(**parts) -> str:
+    """A record's JSON text with these top-level parts (the schema line first)."""
+    return json.dumps({"schema": rec.SCHEMA_ID, **parts})
+
+
+_OK = {"input": {"target": "release"}, "environment": {}, "outcome": {"status": "pass"}}
+
+
 @pytest.mark.parametrize("text, needle", [
     ("[" * 200_000 + "]" * 200_000, "JSON nested 200000 brackets deep (limit 100)"),
     ('{"a":' * 101 + "1" + "}" * 101, "JSON nested 101 brackets deep"),
     ("{not json", "unreadable JSON"),
     ("\xff\xfe", "not UTF-8"),
     ("[1, 2]", 'no "schema"'),
-    ('{"schema": "vllm-preflight/verify-record/1"}', 'not a verify record: no "input"'),
-    ('{"schema": "vllm-preflight/verify-record/1", "input": "x", "environment": {}, "outcome": {}}',
-     "input is a string, not object"),
-    ('{"schema": "vllm-preflight/verify-record/1", "input": {"target": 5}, "environment": {}, '
-     '"outcome": {"status": "pass"}}', "input.target is not one of release, pr29558"),
-    ('{"schema": "vllm-preflight/verify-record/1", "input": {"target": "release"}, "environment": '
-     '{"deep_ep": []}, "outcome": {"status": "pass"}}', "environment.deep_ep is an array, not object or null"),
-    ('{"schema": "vllm-preflight/verify-record/1", "input": {"target": "release"}, "environment": '
-     '{"device": ["a"]}, "outcome": {"status": "pass"}}', "environment.device is an array, not string"),
-    ('{"schema": "vllm-preflight/verify-record/1", "input": {"target": "release"}, "environment": {}, '
-     '"outcome": {"status": null}}', "outcome.status is null, not string"),
-    ('{"schema": "vllm-preflight/verify-record/1", "input": {"target": "release"}, "environment": {}, '
-     '"outcome": {"status": "' + "x" * 300 + '"}}', "outcome.status is longer than 200 characters"),
+    (_doc(), 'not a verify record: no "input"'),
+    (_doc(**{**_OK, "input": "x"}), "input is a string, not object"),
+    (_doc(**{**_OK, "input": {"target": 5}}), "input.target is not one of release, pr29558"),
+    (_doc(**{**_OK, "environment": {"deep_ep": []}}), "environment.deep_ep is an array, not object or null"),
+    (_doc(**{**_OK, "environment": {"device": ["a"]}}), "environment.device is an array, not string"),
+    (_doc(**{**_OK, "outcome": {"status": None}}), "outcome.status is null, not string"),
+    (_doc(**{**_OK, "outcome": {"status": "x" * 300}}), "outcome.status is longer than 200 characters"),
 ])
 def test_bad_records_are_exit_2_with_their_path(tmp_path, good_record, text, needle):
     """Deep JSON or a wrong type was exit 3 (a traceback turned internal error); one bad record

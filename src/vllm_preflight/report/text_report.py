@@ -239,7 +239,7 @@ def render_result(out: Out, res, verbose: bool = False) -> None:
     out.line((f"── {_title(res)} ", "head"))
     loc = res.extra.get("location") or {}
     if loc.get("line"):
-        out.line((f"server command at {str(loc['file'])}:{loc['line']}:{loc.get('column') or 1}", "dim"))
+        out.line((f"server command at {loc['file']}:{loc['line']}:{loc.get('column') or 1}", "dim"))
     summary = res.extra.get("summary") or {}
     findings = res.extra.get("findings") or []
     shown_findings = [f for f in findings if f.get("rule") != "VP103"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import sys
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from vllm_preflight.safe_text import rich as escape  # input text shown, never obeyed (safe_text)
 from vllm_preflight.verify.opnames import short
 from vllm_preflight.verify.outcome import CAUGHT, FAIL, INFO, PASS, SKIP, WARN, Check
 from vllm_preflight.verify.plan import VerifyPlan
