@@ -76,7 +76,8 @@ def starts_command(line: str) -> bool:
 
 
 def rich(text) -> str:
-    """`visible(text)` with rich's markup escaped: `[bold]` from an input is shown, not applied."""
+    """`visible(text)` with rich's markup escaped: `[bold]` from an input is shown, not applied
+    (the consoles that print it are made with `emoji=False`, so `:warning:` stays text too)."""
     from rich.markup import escape
 
     return escape(visible(text))

@@ -32,6 +32,7 @@ TEXTS = {
     "markdown-image": "![pixel](http://evil.example/p.png)",
     "markdown-code": "`a` | b ``` c",
     "rich-markup": "[bold red]loud[/]",
+    "rich-emoji": ":warning: :red_circle:",
     "formula-eq": '=HYPERLINK("http://evil.example","x")',
     "formula-plus": "+cmd|' /C calc'!A0",
     "formula-minus": "-2+3+cmd|' /C calc'!A0",

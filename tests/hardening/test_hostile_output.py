@@ -90,6 +90,8 @@ def test_matrix_every_format(corpus, fmt):
     assert code == 2, err
     assert out.strip()
     _safe(fmt, out, err)
+    if fmt == "text":  # rich shows markup and emoji codes as written
+        assert "[bold red]loud[∕]" in out and ":warning: :red_circle:" in out
 
 
 @pytest.mark.parametrize("fmt", MATRIX_FORMATS)

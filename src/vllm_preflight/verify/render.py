@@ -30,7 +30,7 @@ class Reporter:
         stream = sys.stderr if fmt == "json" else sys.stdout
         width = None if stream.isatty() else 110
         # soft_wrap: a check or an error stays one line however long (tables still fit the width)
-        self.console = Console(file=stream, width=width, highlight=False, soft_wrap=True)
+        self.console = Console(file=stream, width=width, highlight=False, soft_wrap=True, emoji=False)
         self.quiet = quiet
 
     def _print(self, *args, **kw) -> None:

@@ -25,7 +25,7 @@ def render(tables, console=None, extra_lines: Sequence[str] = ()) -> None:
     from vllm_preflight.safe_text import line_start
     from vllm_preflight.safe_text import rich as escape
 
-    console = console or Console(highlight=False, soft_wrap=False)
+    console = console or Console(highlight=False, soft_wrap=False, emoji=False)  # `:warning:` stays text
     if not console.is_terminal:  # piped: the table at its natural width, never wrapped inside a cell
         console.width = 400
     for t in tables:
