@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from vllm_preflight.errors import UsageProblem
 
 UNIGNORABLE = frozenset({"VP300"})
-CONFIG_KEYS = ("ignore", "per-file-ignores")
+CONFIG_KEYS = ("ignore", "per-file-ignores", "allow-path", "max-servers-per-file")
 _MARK = "vllm-preflight:"
 _INLINE = re.compile(r"(?:^|\s)#\s*vllm-preflight:\s*ignore\b(?:\[([^\]\n]*)\])?")
 
@@ -43,6 +43,10 @@ class Config:
     path: str | None = None  # the file it was read from
     ignore: frozenset = frozenset()
     per_file: tuple = ()  # ((pattern, frozenset(codes)), ...)
+    # not ignores, but project settings read from the same table: folders an input may name
+    # files in besides its own (load.confine; absolute), and the servers-per-file limit
+    allow_paths: tuple = ()
+    max_servers: int | None = None
 
     def silences(self, file: str | None, rule: str) -> bool:
         if rule in self.ignore:
@@ -146,7 +150,30 @@ def _validate(path: str, table, name: str = "the file") -> Config:
     if not isinstance(per_file, dict):
         raise UsageProblem(f"{path}: per-file-ignores maps file patterns to lists of rule codes")
     return Config(path=path, ignore=_codes(path, "ignore", table.get("ignore", [])),
-                  per_file=tuple((str(p), _codes(path, f"per-file-ignores {p!r}", c)) for p, c in per_file.items()))
+                  per_file=tuple((str(p), _codes(path, f"per-file-ignores {p!r}", c)) for p, c in per_file.items()),
+                  allow_paths=_folders(path, table.get("allow-path", [])),
+                  max_servers=_positive(path, "max-servers-per-file", table.get("max-servers-per-file")))
+
+
+def _folders(path: str, value) -> tuple:
+    """`allow-path`: folders, relative to the config file's folder; each must exist."""
+    if isinstance(value, str) or not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise UsageProblem(f"{path}: allow-path takes a list of folders, e.g. [\"../shared/configs\"]")
+    out = []
+    for v in value:
+        full = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), os.path.expanduser(v)))
+        if not os.path.isdir(full):
+            raise UsageProblem(f"{path}: allow-path names {v!r}, which is not a folder")
+        out.append(full)
+    return tuple(out)
+
+
+def _positive(path: str, key: str, value) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UsageProblem(f"{path}: {key} takes a whole number of at least 1")
+    return value
 
 
 # --- inline comments ---------------------------------------------------------------------

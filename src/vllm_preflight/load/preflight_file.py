@@ -121,8 +121,13 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
             fail(path, "`from` chain is too deep (a loop?)", *_place(doc, ("from",)))
         from vllm_preflight.load import load_file
 
+        from vllm_preflight.load import confine
+
         frm = str(data["from"])
         target = frm if os.path.isabs(frm) else os.path.normpath(os.path.join(os.path.dirname(path), frm))
+        conf = confine.current(base)
+        if not conf.allows(target):
+            fail(path, f"`from: {data['from']}`: {conf.refusal()}", *_place(doc, ("from",)))
         try:
             inner = load_file(target, pins, depth=depth + 1)  # its own format, detected
         except InputFailure as e:
