@@ -151,6 +151,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     from vllm_preflight.hazards import hazard_findings
     from vllm_preflight.load.bind import bind, depends
     from vllm_preflight.plan import plan_rows, summarize
+    from vllm_preflight.private_text import Scrubber, private_words, scrub_findings, scrub_result
     from vllm_preflight.releases import get_release
     from vllm_preflight.resolve import resolve
     from vllm_preflight.schema.validate import validate_bound
@@ -183,7 +184,11 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
     hazards = hazard_findings(result, written, run)
     hazards += _unlisted_sizes(result)
-    result.extra["findings"] = [f.to_json() for f in unique(findings + depend_findings + hazards)]
+    # text of a file the input named (--config, source) is never quoted: its places instead
+    scrub = Scrubber(private_words(bound))
+    scrub_result(result, scrub)
+    result.extra["findings"] = [f.to_json() for f in unique(scrub_findings(findings + depend_findings + hazards,
+                                                                           scrub))]
     result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
     result.extra["summary"] = summarize(result).to_json()
     if target != PR29558 and {"VP301", "VP302"} & {f.rule for f in hazards}:

@@ -164,7 +164,8 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
                 sh.assumptions.append(note)
             sh.exec_words(words, [], doc.location(("args",)))
     except ScriptError as e:
-        fail(path, f"shell syntax error: {e.message}", e.loc.line if e.loc else None, e.loc.column if e.loc else None)
+        what = e.message if e.message.startswith("input too complex") else f"shell syntax error: {e.message}"
+        fail(path, what, e.loc.line if e.loc else None, e.loc.column if e.loc else None)
     if not sh.found:
         key = "command" if "command" in data else "args"
         fail(path, f"`{key}` does not start a vLLM server (`vllm serve ...`)", *_place(doc, (key,)))

@@ -79,7 +79,8 @@ def build_instance(bound, table):
         base = name.split(".", 1)[0] if dotted else name
         opt = _lookup(base, table)
         if opt is None:
-            hint = hints.option_hint(base, bound.release)
+            # a did-you-mean would tell what a file the input named holds (private_text)
+            hint = "" if getattr(w, "private", ()) else hints.option_hint(base, bound.release)
             findings.append(Finding("VP201", f"`{base}` is not an option of vLLM {version}{hint}", w.loc))
             i += 1
             continue
