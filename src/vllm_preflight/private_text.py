@@ -85,7 +85,7 @@ def private_words(bound) -> list[tuple[str, Location | None]]:
     files = set(getattr(dep, "private_files", ()) or ())
     if not files:
         return []
-    from vllm_preflight.schema.validate import _lookup
+    from vllm_preflight.load.bind import _lookup  # prefix scans cached per word
 
     release = bound.release
     table = release.options
@@ -181,7 +181,12 @@ def _flag_spellings(part: str, flag: str) -> list[str]:
 
 # ----------------------------------------------------------------- replacing
 class Scrubber:
-    """Replaces the hidden words (any case, as whole words) in messages by their places."""
+    """Replaces the hidden words (any case, as whole words) in messages by their places.
+
+    Matching is by lookup, not one big regular expression: a file of thousands of keys gives
+    tens of thousands of forms, which an alternation would try at every position of every
+    message. Here each message is cut at its word boundaries once, and each boundary is
+    looked up for every length a hidden form has (leftmost, then longest, wins)."""
 
     def __init__(self, words: Iterable[tuple[str, Location | None]]):
         by_text: dict[str, str] = {}
@@ -191,11 +196,7 @@ class Scrubber:
             for t in self._forms(text):
                 by_text.setdefault(t.lower(), placeholder(loc))
         self._by_text = by_text
-        self._re = None
-        if by_text:
-            alts = "|".join(re.escape(t) for t in sorted(by_text, key=len, reverse=True))
-            # whole words: not inside a longer name or number (`1` in `0.13.0` or `-tp 16` stays)
-            self._re = re.compile(rf"(?<![A-Za-z0-9_])(?<!\d\.)(?:{alts})(?![A-Za-z0-9_])(?!\.\d)", re.IGNORECASE)
+        self._lengths = sorted({len(t) for t in by_text}, reverse=True)
 
     @staticmethod
     def _forms(text: str) -> list[str]:
@@ -205,13 +206,49 @@ class Scrubber:
         return list(dict.fromkeys(f for f in forms if f))
 
     def __bool__(self) -> bool:
-        return self._re is not None
+        return bool(self._by_text)
 
     def __call__(self, message):
-        if self._re is None or not isinstance(message, str) or not message:
+        if not self._by_text or not isinstance(message, str) or not message:
             return message
-        return self._re.sub(lambda m: self._by_text.get(m.group(0).lower(), "[text of a file the input names]"),
-                            message)
+        low = message.lower()
+        n = len(low)
+        out: list[str] = []
+        pos = i = 0
+        while i < n:
+            # a form starts where no word character precedes it (`1` in `0.13.0` or `16` stays whole)
+            if i and (_word(low[i - 1]) and _word(low[i]) or (low[i - 1] == "." and i > 1 and low[i - 2].isdigit())):
+                i += 1
+                continue
+            hit = 0
+            for length in self._lengths:
+                end = i + length
+                if end > n:
+                    continue
+                if low[i:end] in self._by_text and _ends(low, end):
+                    hit = length
+                    break
+            if not hit:
+                i += 1
+                continue
+            out.append(message[pos:i])
+            out.append(self._by_text[low[i:i + hit]])
+            pos = i = i + hit
+        out.append(message[pos:])
+        return "".join(out)
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _ends(low: str, end: int) -> bool:
+    """No word character (nor `.` and a digit) right after a match."""
+    if end >= len(low):
+        return True
+    if _word(low[end]) and (end == 0 or _word(low[end - 1])):
+        return False
+    return not (low[end] == "." and end + 1 < len(low) and low[end + 1].isdigit() and low[end - 1].isdigit())
 
 
 def scrub_findings(findings: list, scrub: Scrubber) -> list:

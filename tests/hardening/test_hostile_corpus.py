@@ -246,13 +246,16 @@ def test_yaml_merge_keys_load_with_their_lines(tmp_path):
         assert (f["location"]["line"], f["location"]["column"]) == (6, 29)
 
 
-def test_merge_keys_in_a_config_file_follow_pyyaml(tmp_path):
-    (tmp_path / "c.yaml").write_text("x: &b {max-model-len: 4096, tensor-parallel-size: 2}\n"
-                                     "<<: *b\ntensor-parallel-size: 4\nmodel: m\n")
-    code, doc, err = check(str(tmp_path / "c.yaml"))
-    par = doc["results"][0]["resolved"]
-    assert code == 1 and "`--x` is not an option" in json.dumps(doc)  # the anchor's own key stays a key
-    assert par is None or par["parallel_config"]["tensor_parallel_size"] == 4
+def test_a_key_written_beside_a_merge_wins_and_merged_keys_are_kept(tmp_path):
+    p = tmp_path / "pod.yaml"
+    p.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nx-base: &base\n  image: vllm/vllm-openai:v0.13.0\n"
+                 "  command: [vllm, serve, m, -tp, '2']\nspec:\n  containers:\n  - <<: *base\n    name: vllm\n"
+                 "    command: [vllm, serve, m, -tp, '4']\n")
+    code, doc, err = check(str(p))
+    [r] = doc["results"]
+    assert code == 0, err
+    assert r["vllm_version"] == "0.13.0"  # the image, from the merged mapping
+    assert r["resolved"]["parallel_config"]["tensor_parallel_size"] == 4  # the command written beside it
 
 
 def test_a_self_merging_or_bad_merge_is_an_input_error(tmp_path, good):

@@ -119,9 +119,7 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
     if "from" in data:
         if depth >= MAX_FROM_DEPTH:
             fail(path, "`from` chain is too deep (a loop?)", *_place(doc, ("from",)))
-        from vllm_preflight.load import load_file
-
-        from vllm_preflight.load import confine
+        from vllm_preflight.load import confine, load_file
 
         frm = str(data["from"])
         target = frm if os.path.isabs(frm) else os.path.normpath(os.path.join(os.path.dirname(path), frm))

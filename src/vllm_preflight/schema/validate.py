@@ -209,7 +209,9 @@ def _lookup(name: str, table):
         dashed = "--" + name[2:].replace("_", "-")
         if dashed in table.options:
             return table.options[dashed]
-        matches = [o for o in table.long_options if o.startswith(dashed)]
+        from vllm_preflight.load.bind import _prefixed  # one scan per word and table
+
+        matches = _prefixed(dashed, table)
         if len(matches) == 1:
             return table.options[matches[0]]
     return None
