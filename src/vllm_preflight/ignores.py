@@ -30,7 +30,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from vllm_preflight.errors import UsageProblem
+from vllm_preflight.errors import InputFailure, UsageProblem
 
 UNIGNORABLE = frozenset({"VP300"})
 REPEATS_SHOWN = 3  # as findings.REPEATS_SHOWN: more unknown codes than this in one ignore are one finding
@@ -349,10 +349,9 @@ def _text_of(file: str) -> str | None:
 
     if file == source.STDIN_NAME and source._stdin:
         return source._stdin[0]
-    try:
-        with open(file, encoding="utf-8", errors="replace") as f:
-            return f.read(source.MAX_BYTES)
-    except OSError:
+    try:  # a regular file only (never blocks on a FIFO swapped in), no larger than an input may be
+        return source.read_bytes(file).decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    except (OSError, InputFailure):
         return None
 
 
