@@ -77,25 +77,22 @@ def current(base_dir: str | None) -> Confinement:
 
 
 @contextlib.contextmanager
-def within(tree: str, allowed: Sequence[str] = ()) -> Iterator[Confinement]:
+def _active(conf: Confinement) -> Iterator[Confinement]:
+    token = _CURRENT.set(conf)
+    try:
+        yield conf
+    finally:
+        _CURRENT.reset(token)
+
+
+def within(tree: str, allowed: Sequence[str] = ()) -> contextlib.AbstractContextManager[Confinement]:
     """Confine reads while one input is loaded: its folder tree, plus the allowed folders."""
-    conf = Confinement(real_roots([tree, *allowed]), _shown(tree))
-    token = _CURRENT.set(conf)
-    try:
-        yield conf
-    finally:
-        _CURRENT.reset(token)
+    return _active(Confinement(real_roots([tree, *allowed]), _shown(tree)))
 
 
-@contextlib.contextmanager
-def user_words() -> Iterator[Confinement]:
+def user_words() -> contextlib.AbstractContextManager[Confinement]:
     """The user's own command line: every file it names is read."""
-    conf = Confinement(None, "")
-    token = _CURRENT.set(conf)
-    try:
-        yield conf
-    finally:
-        _CURRENT.reset(token)
+    return _active(Confinement(None, ""))
 
 
 @contextlib.contextmanager
