@@ -3,9 +3,10 @@ hostile inputs.
 
 Each case runs in a fresh process; the goals (issues 11 and 25) are that no input under the size
 limits takes the tool past 1 GB, and that every hostile case ends within 30 s with its documented
-exit code (`matrix --records` on FIFOs, links to /dev/zero, huge, deep or mistyped records; a
-matrix past the cell cap). Prints one line per case (`--only TEXT` runs the cases whose name
-holds TEXT):
+exit code: links out of a folder, deep folders, many servers per file, a 40 KB ignore glob,
+200,000 unknown ignore codes, merge-key chains, a --config outside the tree; `matrix --records` on
+FIFOs, links to /dev/zero, huge, deep or mistyped records; a matrix past the cell cap. Prints one
+line per case (`--only TEXT` runs the cases whose name holds TEXT):
 
     python bench/bench_memory.py [--only matrix]
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,12 +33,12 @@ RUNNER = ("import atexit, resource, sys\n"
           "main()\n")
 
 
-def run(argv: list[str], timeout: float = 600) -> tuple[float, float, float, int]:
+def run(argv: list[str], timeout: float = 600, cwd: str | None = None) -> tuple[float, float, float, int]:
     """(peak MB, peak MB of its largest worker, seconds, exit code) of `vllm-preflight ARGV` in a
     fresh process."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", RUNNER, *argv], env=env, stdin=subprocess.DEVNULL,
+    r = subprocess.run([sys.executable, "-c", RUNNER, *argv], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout, check=False)
     wall = time.perf_counter() - t
     m = re.search(r"MAXRSS (\d+) (\d+)", r.stderr)
@@ -134,6 +136,63 @@ def matrix_cases(tmp: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
+def hostile_cases(tmp: Path) -> list[tuple[str, list[str], str | None]]:
+    """Issue 25's input-side reproductions: (name, args, working folder)."""
+    good = tmp / "h-good.sh"
+    good.write_text("vllm serve Qwen/Qwen3-0.6B -tp 2\n")
+
+    def folder(name: str, link: str) -> str:
+        top = tmp / name
+        top.mkdir()
+        (top / "a.sh").write_text("vllm serve m\n")
+        os.symlink(link, top / "link")
+        return str(top)
+
+    deep = tmp / "h-deep"  # 1,500 folders deep, made through folder descriptors
+    deep.mkdir()
+    fd = os.open(deep, os.O_RDONLY)
+    for _ in range(1500):
+        os.mkdir("d", dir_fd=fd)
+        nxt = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = nxt
+    os.close(fd)
+    pod = tmp / "h-pod.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n" + "".join(
+        f"  - name: c{i}\n    image: vllm/vllm-openai:v0.13.0\n    command: [vllm, serve, m]\n" for i in range(10_000)))
+    pods = tmp / "h-list.yaml"
+    pods.write_text("apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        f"- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{i}}}\n  spec:\n    containers:\n    - name: vllm\n"
+        f"      image: vllm/vllm-openai:v0.13.0\n      command: [vllm, serve, m]\n" for i in range(10_000)))
+    glob = tmp / "h-glob"
+    glob.mkdir()
+    (glob / "a.sh").write_text("vllm serve m --foo\n")
+    (glob / "pyproject.toml").write_text('[tool.vllm-preflight.per-file-ignores]\n"' + "*a" * 20_000 + '" = ["VP201"]\n')
+    codes = tmp / "h-codes.sh"
+    codes.write_text("vllm serve m  # vllm-preflight: ignore[" + ", ".join(f"VX{i}" for i in range(200_000)) + "]\n")
+    merges = tmp / "h-merge.yaml"  # a chain of 600 merge keys, each mapping merging the one before
+    merges.write_text("m0: &m0 {k0: 0}\n" + "".join(f"m{i}: &m{i} {{<<: *m{i - 1}, k{i}: {i}}}\n" for i in range(1, 600))
+                      + "model: m\n")
+    secret = tmp / "h-private"
+    secret.mkdir()
+    (secret / "s.yaml").write_text("".join(f"key{i}: value{i}\n" for i in range(4_000)))  # 8,000 words
+    (tmp / "h-proj").mkdir()
+    (tmp / "h-proj" / "serve.sh").write_text(f"vllm serve m --config {secret / 's.yaml'}\n")
+    return [
+        ("folder with a link to /", [folder("h-root", "/"), str(good)], None),
+        ("folder with a link to ..", [folder("h-up", ".."), str(good)], None),
+        ("folder nested 1,500 deep", [str(deep), str(good)], None),
+        ("Pod with 10,000 containers", [str(pod), str(good)], None),
+        ("kind: List of 10,000 Pods", [str(pods), str(good)], None),
+        ("per-file-ignore glob of 40 KB", ["a.sh"], str(glob)),
+        ("ignore naming 200,000 unknown codes", [str(codes)], None),
+        ("600 chained YAML merge keys (node budget)", [str(merges)], None),
+        ("--config outside the tree (4,000 keys)", [str(tmp / "h-proj" / "serve.sh")], None),
+        ("same, --allow-path (4,000 keys named by place)", ["--allow-path", str(secret),
+                                                            str(tmp / "h-proj" / "serve.sh")], None),
+    ]
+
+
 def main() -> None:
     import argparse
 
@@ -143,18 +202,26 @@ def main() -> None:
     print(f"peak RSS and wall time, one fresh process per case (goals: under {LIMIT_MB} MB; hostile cases "
           "under 30 s)")
     worst_mb, worst_s = 0.0, 0.0
-    with tempfile.TemporaryDirectory() as d:
+    d = tempfile.mkdtemp()
+    try:
         tmp = Path(d)
-        check = [(name, ["check", "--format", "json", *args]) for name, args in cases(tmp)]
-        for name, argv in check + matrix_cases(tmp):
+        check = [(name, ["check", "--format", "json", *args], None) for name, args in cases(tmp)]
+        hostile = [(name, ["check", "--format", "json", *args], cwd) for name, args, cwd in hostile_cases(tmp)]
+        matrix = [(name, argv, None) for name, argv in matrix_cases(tmp)]
+        for name, argv, cwd in check + hostile + matrix:
             if only not in name:
                 continue
-            mb, worker, wall, code = run(argv)
+            mb, worker, wall, code = run(argv, cwd=cwd)
             worst_mb, worst_s = max(worst_mb, mb, worker), max(worst_s, wall)
             workers = f" (worker {worker:4.0f} MB)" if worker >= 1 else ""
             print(f"  {name:60s} {mb:6.0f} MB{workers:18s} {wall:6.1f} s  exit {code}")
+    finally:
+        old = sys.getrecursionlimit()  # the 1,500-deep folder: shutil removes it one level per call
+        sys.setrecursionlimit(max(old, 20_000))
+        shutil.rmtree(d, ignore_errors=True)
+        sys.setrecursionlimit(old)
     print(f"worst: {worst_mb:.0f} MB ({'within' if worst_mb < LIMIT_MB else 'OVER'} the {LIMIT_MB} MB goal), "
-          f"{worst_s:.1f} s")
+          f"slowest: {worst_s:.1f} s")
 
 
 if __name__ == "__main__":

@@ -51,16 +51,21 @@ def split_assume(assume: list[tuple[str, str]]) -> tuple[dict[str, str], dict[st
 
 def load_inputs(paths: list[str], command: list[str] | None, variables: dict[str, str],
                 input_format: str | None = None, *, skipped: list[str] | None = None,
-                require_servers: bool = True) -> tuple[list[Deployment], list[InputError]]:
+                require_servers: bool = True, allow_paths: Sequence[str] = (),
+                max_servers: int | None = None) -> tuple[list[Deployment], list[InputError]]:
     """Every deployment in the files and folders (and the `--` command), and the inputs that
-    could not be read. `variables` pin shell/Kubernetes variables (`--assume NAME=VALUE`)."""
-    from vllm_preflight.load import deployment_from_words, load_paths
+    could not be read. `variables` pin shell/Kubernetes variables (`--assume NAME=VALUE`).
+    A file an input names is read only inside the input's folder tree or `allow_paths`
+    (load.confine); what the `--` command names is the user's own and is read."""
+    from vllm_preflight.load import confine, deployment_from_words, load_paths
 
     deployments, errors = load_paths(list(paths), input_format=input_format, variables=variables,
-                                     skipped=skipped, require_servers=require_servers)
+                                     skipped=skipped, require_servers=require_servers,
+                                     allow_paths=allow_paths, max_servers=max_servers)
     if command:
         try:
-            deployments.append(deployment_from_words(command))
+            with confine.user_words():
+                deployments.append(deployment_from_words(command))
         except InputFailure as e:  # past a limit (load.limits), or its --config unreadable
             errors.extend(getattr(e, "errors", [e.error]))
     return deployments, errors
@@ -146,6 +151,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     from vllm_preflight.hazards import hazard_findings
     from vllm_preflight.load.bind import bind, depends
     from vllm_preflight.plan import plan_rows, summarize
+    from vllm_preflight.private_text import Scrubber, private_words, scrub_findings, scrub_result
     from vllm_preflight.releases import get_release
     from vllm_preflight.resolve import resolve
     from vllm_preflight.schema.validate import validate_bound
@@ -178,7 +184,11 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
     hazards = hazard_findings(result, written, run)
     hazards += _unlisted_sizes(result)
-    result.extra["findings"] = [f.to_json() for f in unique(findings + depend_findings + hazards)]
+    # text of a file the input named (--config, source) is never quoted: its places instead
+    scrub = Scrubber(private_words(bound))
+    scrub_result(result, scrub)
+    result.extra["findings"] = [f.to_json() for f in unique(scrub_findings(findings + depend_findings + hazards,
+                                                                           scrub))]
     result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
     result.extra["summary"] = summarize(result).to_json()
     if target != PR29558 and {"VP301", "VP302"} & {f.rule for f in hazards}:
@@ -220,15 +230,19 @@ def _unlisted_sizes(result: Resolution) -> list:
 def check_inputs(paths: list[str], *, command: list[str] | None = None,
                  vllm_version: str | None = None, target: str = "release", gpu: str | None = None,
                  env: Sequence[tuple[str, str]] = (), assume: Sequence[tuple[str, str]] = (),
-                 input_format: str | None = None, require_servers: bool = True) -> Report:
+                 input_format: str | None = None, require_servers: bool = True,
+                 allow_paths: Sequence[str] = (), max_servers: int | None = None) -> Report:
     """`gpu` None means: the deployment file's GPU, else H200. A bad argument is a TypeError
     (wrong type) or UsageProblem (unusable value) before anything is read; a bug met on one
-    input is that input's `errors` entry (`internal`), and every other input is still checked."""
-    from vllm_preflight.arguments import check_arguments
+    input is that input's `errors` entry (`internal`), and every other input is still checked.
+    `allow_paths`: folders whose files an input may name besides its own tree (load.confine);
+    `max_servers`: servers one file may hold (default load.limits.MAX_SERVERS_PER_FILE)."""
+    from vllm_preflight.arguments import check_arguments, check_limits
     from vllm_preflight.gpus import get_gpu
 
     check_arguments(paths, command=command, vllm_version=vllm_version, target=target, gpu=gpu,
                     env=env, assume=assume)
+    allow_paths = check_limits(allow_paths, max_servers)
     if isinstance(env, dict):
         env = list(env.items())
     if isinstance(assume, dict):
@@ -241,7 +255,8 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
         raise UsageProblem("nothing to check: give FILE... or -- vllm serve MODEL ...")
     skipped: list[str] = []
     deployments, errors = load_inputs(paths, command, variables, input_format, skipped=skipped,
-                                      require_servers=require_servers)
+                                      require_servers=require_servers, allow_paths=list(allow_paths),
+                                      max_servers=max_servers)
     report = Report(errors=errors, skipped=skipped)
     for d in deployments:
         try:

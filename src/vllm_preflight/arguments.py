@@ -102,3 +102,18 @@ def _server_command(words: list[str]) -> None:
         shown = " ".join(cmd[:3]) or " ".join(words[:3])
         raise UsageProblem(f"`{shown}` is not a vLLM server command: after `--` give `vllm serve MODEL ...` "
                            f"or `python -m vllm.entrypoints.openai.api_server ...`")
+
+
+def check_limits(allow_paths, max_servers) -> list[str]:
+    """The folders of `allow_paths` (each an existing folder), and a positive `max_servers`."""
+    folders = _strings(allow_paths, "allow_paths") or []
+    for folder in folders:
+        if not folder.strip():
+            raise UsageProblem("--allow-path is empty; give a folder")
+        if not os.path.isdir(folder):
+            raise UsageProblem(f"--allow-path {folder}: not a folder")
+    if max_servers is not None and (isinstance(max_servers, bool) or not isinstance(max_servers, int)):
+        raise TypeError(f"max_servers must be an integer or None, not {type(max_servers).__name__}")
+    if max_servers is not None and max_servers < 1:
+        raise UsageProblem(f"max-servers-per-file must be at least 1, not {max_servers}")
+    return folders

@@ -118,13 +118,16 @@ class _CommandAfterDashes(click.Command):
               type=click.Choice(["error", "warning", "info", "never"]),
               help="Exit 1 when a finding of this severity or above remains (a vLLM refusal is an error).")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the files skipped as holding no vLLM server.")
+@click.option("--allow-path", "allow_paths", multiple=True, metavar="DIR",
+              help="A folder whose files an input may name (`--config`, `source`, `from:`) besides its own "
+                   "folder tree; repeatable (also `allow-path` in the project config).")
 @click.option("--skip-non-deployments", is_flag=True,
               help="A named FILE or folder holding no vLLM server is skipped, not an error, and finding "
                    "none at all exits 0 (the pre-commit hook passes every YAML and shell file).")
 # no click path checks: an unreadable input is that input's error, after the others are checked
 @click.argument("inputs", nargs=-1, type=click.Path(readable=False))
 def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fail_on, verbose,
-          skip_non_deployments, inputs) -> None:
+          allow_paths, skip_non_deployments, inputs) -> None:
     """Resolve deployments: FILEs and folders (shell scripts, vLLM --config YAML, Kubernetes
     manifests, *.preflight.yaml; every vLLM server in them), or `-- vllm serve MODEL ...`."""
     from vllm_preflight import ignores, outcome
@@ -143,7 +146,8 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
         report = check_inputs(list(inputs), command=command, vllm_version=vllm_version,
                               target=target, gpu=gpu, env=_pairs(env, "--env"),
                               assume=_pairs(assume, "--assume"), input_format=input_format,
-                              require_servers=require)
+                              require_servers=require, allow_paths=[*allow_paths, *config.allow_paths],
+                              max_servers=config.max_servers)
     except UsageProblem as e:
         raise usage_error(e) from None
     for err in report.errors:
@@ -151,9 +155,10 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     for r in report.results:
         outcome.ensure_refusal(r)
     ignores.apply(report, config)
-    if verbose:
-        for path in report.skipped:
-            say(f"skipped {path}: holds no vLLM server")
+    for path in report.skipped:  # a link a walk did not follow is always said; a file without a server with -v
+        reason = getattr(path, "reason", "holds no vLLM server")
+        if verbose or reason != "holds no vLLM server":
+            say(f"skipped {path}: {reason}")
     if require and not report.results and not report.errors:
         say("no vLLM server found in what was given; nothing was checked")
     _emit(lambda: _render(fmt, report, fail_on, verbose, require))

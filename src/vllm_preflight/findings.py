@@ -291,9 +291,11 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          passes=Example("# vllm-preflight: ignore[VP108]\n"
                         "vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --max-model-len 8192")),
     Rule("VP391", "unknown-rule-in-ignore", "warning",
-         "An ignore comment names a rule code that does not exist.",
-         why="A typo in the code (VP31 for VP301) silences nothing, while the author believes it does.",
-         fix="Use a code that `vllm-preflight rules` lists.",
+         "An ignore comment names a rule code that does not exist, or is malformed (it silences nothing).",
+         why="A typo in the code (VP31 for VP301) silences nothing, while the author believes it does. A "
+             "malformed ignore (`ignore[VP301` without its `]`, `ignore VP301` without brackets) would read as "
+             "a bare `ignore` and silence every rule, errors included, so it silences nothing instead.",
+         fix="Use a code that `vllm-preflight rules` lists, in brackets: `# vllm-preflight: ignore[VP301]`.",
          source="vllm-preflight's own rule.",
          triggers=Example("# vllm-preflight: ignore[VP999]\nvllm serve Qwen/Qwen3-0.6B"),
          passes=Example("# vllm-preflight: ignore[VP108]\n"

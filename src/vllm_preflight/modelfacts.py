@@ -281,12 +281,18 @@ def _read_config(cfg_path: str) -> tuple[ModelFacts | None, str | None]:
         return None, e.error.message
     except OSError as e:
         return None, f"cannot read: {e.strerror or e}"
+    # the problems name the place and the kind, never the file's text (a model folder can be
+    # anywhere on the machine: README "Limits and hostile input")
     try:
         cfg = json.loads(data)
     except RecursionError:
         return None, "JSON nested too deeply"
-    except ValueError as e:  # JSONDecodeError, bad UTF-8, a number over Python's digit limit
-        return None, f"not valid JSON: {e}"
+    except json.JSONDecodeError as e:
+        return None, f"not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})"
+    except UnicodeDecodeError:
+        return None, "not valid JSON (not UTF-8 text)"
+    except ValueError as e:  # a number over Python's digit limit
+        return None, f"not valid JSON ({type(e).__name__})"
     if not isinstance(cfg, dict):
         return None, "not a JSON object"
     archs = cfg.get("architectures")
@@ -297,7 +303,7 @@ def _read_config(cfg_path: str) -> tuple[ModelFacts | None, str | None]:
         _RAW_CONFIGS[cfg_path] = cfg
         return facts, None
     except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
-        return None, f"unexpected value ({type(e).__name__}: {e})"
+        return None, f"unexpected value ({type(e).__name__}: a key holds a value of a type vLLM cannot use)"
 
 
 def _config_failure(cfg_path: str, problem: str):
@@ -321,7 +327,7 @@ def _overridden(cfg: dict | None, hf_overrides: dict, facts: ModelFacts, assumpt
         return facts_from_config(apply_hf_overrides(cfg, hf_overrides))
     except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
         assumptions.append(Assumption("--hf-overrides", "not applied", f"its values do not fit config.json "
-                                                                       f"({type(e).__name__}: {e})"))
+                                                                       f"({type(e).__name__})"))
         return facts
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from vllm_preflight.errors import InputFailure
-from vllm_preflight.load import load_path
+from vllm_preflight.load import load_path, load_paths
 
 from conftest import INPUTS, rel
 
@@ -21,8 +21,10 @@ def test_inline_command_with_image_gpu_facts_and_env(in_root):
 
 
 def test_from_wraps_another_file_and_overrides_what_it_cannot_say(in_root):
-    found = load_path(rel(INPUTS / "preflight" / "wide-ep-decode.preflight.yaml"))
-    assert len(found) == 3
+    # `from: ../kubernetes/...` leaves the deployment file's folder: read only where allowed
+    found, errors = load_paths([rel(INPUTS / "preflight" / "wide-ep-decode.preflight.yaml")],
+                               allow_paths=[rel(INPUTS / "kubernetes")])
+    assert not errors and len(found) == 3
     for d in found:
         assert d.source.startswith("tests/fixtures/inputs/kubernetes/lws-wide-ep-pd.yaml:")
         assert d.vllm_version == "0.20.2" and d.version_source == "deployment file" and d.gpu == "H100"
@@ -72,3 +74,12 @@ def test_from_loops_are_stopped(tmp_path):
     with pytest.raises(InputFailure) as e:
         load_path(str(a))
     assert "too deep" in e.value.error.render()
+
+
+def test_from_outside_the_files_folder_is_not_read_unless_allowed(in_root):
+    with pytest.raises(InputFailure) as e:
+        load_path(rel(INPUTS / "preflight" / "wide-ep-decode.preflight.yaml"))
+    err = e.value.error
+    assert (err.location.line, err.location.column) == (5, 7)
+    assert "`from: ../kubernetes/lws-wide-ep-pd.yaml`: not read: it lies outside the folder tree of its input" \
+        in err.message and "--allow-path" in err.message

@@ -3,7 +3,8 @@
 Each loader knows its format, not vLLM. The format of a file is detected from its content
 (a shebang, Kubernetes `apiVersion`/`kind`, a mapping of vLLM option names, our deployment
 file's keys), with the file name as a hint; `--input-format` overrides it. Folders are
-walked (hidden folders skipped, links followed, loops reported); in a folder, files that
+walked (hidden folders skipped, links followed only inside the folder, loops and nesting
+past MAX_DEPTH reported); in a folder, files that
 hold no vLLM server are skipped quietly, while a file named on the command line must hold
 one. Unreadable input raises InputFailure (one InputError, or several for a deployment
 file failing its schema).
@@ -13,9 +14,11 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from vllm_preflight.errors import InputError, InputFailure
+from vllm_preflight.load import source as source_mod
 from vllm_preflight.load.command import deployment_from_words, load_command_file
 from vllm_preflight.model import Deployment
 
@@ -44,6 +47,7 @@ _YAMLISH = re.compile(r"^(?:---\s*$|apiVersion\s*:|kind\s*:)", re.MULTILINE)
 _SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
 MAX_FILES = 10_000
 MAX_DIRS = 10_000
+MAX_DEPTH = 64  # folder levels below a named folder (deployment repos nest a handful)
 
 
 def detect_format(source) -> str:
@@ -151,6 +155,14 @@ def load_file(path: str, variables: dict[str, str] | None = None, *, input_forma
               depth: int = 0, walking: bool = False) -> list[LoadedDeployment]:
     """Deployments in one file; InputFailure when it cannot be read (or, named on the command
     line, holds no vLLM server)."""
+    from vllm_preflight.load import confine
+
+    with confine.default_for(path):
+        return _load_file(path, variables, input_format=input_format, depth=depth, walking=walking)
+
+
+def _load_file(path: str, variables: dict[str, str] | None, *, input_format: str | None, depth: int,
+               walking: bool) -> list[LoadedDeployment]:
     from vllm_preflight.load.source import fail, read_source
 
     source = read_source(path)
@@ -179,17 +191,43 @@ def load_path(path: str, *, input_format: str | None = None, variables: dict[str
     return deployments
 
 
-def _walk(top: str, errors: list[InputError]) -> list[str]:
+class Skipped(str):
+    """A path the walk or the loaders passed over, with why (a plain str for old callers)."""
+
+    reason: str = "holds no vLLM server"
+
+    def __new__(cls, path: str, reason: str | None = None):
+        self = super().__new__(cls, path)
+        if reason is not None:
+            self.reason = reason
+        return self
+
+
+def _walk(top: str, errors: list[InputError], skipped: list[str]) -> list[str]:
+    """Candidate files below `top`, in name order, in time linear in what is walked.
+
+    A link is followed only when its target lies inside `top`'s real folder tree; one that
+    leads out (to `/`, `..`, `/etc`) is skipped, and said. Folders nest at most MAX_DEPTH
+    levels; a link back to a folder being walked is a loop. Each is `top`'s input error."""
+    from vllm_preflight.load.confine import inside
+
+    root = os.path.realpath(top)
     files: list[str] = []
-    stack: list[tuple[str, tuple[str, ...]]] = [(top, (os.path.realpath(top),))]
-    seen_dirs: set[str] = set()
+    seen: set[str] = set()  # real paths of folders walked (two links to one folder: walked once)
+    on_path: set[str] = set()  # real paths of the folders from `top` down to the current one
+    too_deep = False
+    # ("enter", path, real path, depth) and ("exit", real path): a depth-first walk without recursion
+    stack: list[tuple] = [("enter", top, root, 0)]
     while stack:
-        d, ancestors = stack.pop()
-        real = os.path.realpath(d)
-        if real in seen_dirs:
+        step = stack.pop()
+        if step[0] == "exit":
+            on_path.discard(step[1])
             continue
-        seen_dirs.add(real)
-        if len(seen_dirs) > MAX_DIRS:  # a link to / (e.g. /proc/self/root) must not walk the machine
+        _, d, real, depth = step
+        if real in seen:
+            continue
+        seen.add(real)
+        if len(seen) > MAX_DIRS:  # a huge tree must not walk for ever
             errors.append(InputError(top, f"more than {MAX_DIRS} folders; the rest are not checked"))
             return files
         try:
@@ -197,20 +235,36 @@ def _walk(top: str, errors: list[InputError]) -> list[str]:
         except OSError as e:
             errors.append(InputError(d, f"cannot read folder: {e.strerror or e}"))
             continue
+        on_path.add(real)
+        stack.append(("exit", real))
         subdirs = []
         for entry in entries:
             if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
                 continue
             try:
-                is_dir = entry.is_dir(follow_symlinks=True)
-            except OSError:
-                is_dir = False
+                link = entry.is_symlink()
+                if link:
+                    target = os.path.realpath(entry.path)
+                    if not inside(target, root):
+                        skipped.append(Skipped(entry.path, f"a link to {target}, outside {top}; not followed"))
+                        continue
+                    is_dir = os.path.isdir(target)
+                else:
+                    target = os.path.join(real, entry.name)
+                    is_dir = entry.is_dir(follow_symlinks=False)
+            except (OSError, ValueError) as e:
+                errors.append(InputError(entry.path, f"cannot read: {getattr(e, 'strerror', None) or e}"))
+                continue
             if is_dir:
-                target = os.path.realpath(entry.path)
-                if target in ancestors:
+                if target in on_path:
                     errors.append(InputError(entry.path, f"directory loop: links back to {target}; not followed"))
                     continue
-                subdirs.append((entry.path, ancestors + (target,)))
+                if depth >= MAX_DEPTH:
+                    if not too_deep:
+                        too_deep = True
+                        errors.append(InputError(entry.path, limits_too_deep(top)))
+                    continue
+                subdirs.append(("enter", entry.path, target, depth + 1))
             elif _candidate(entry.path):
                 files.append(entry.path)
                 if len(files) > MAX_FILES:
@@ -218,6 +272,12 @@ def _walk(top: str, errors: list[InputError]) -> list[str]:
                     return files
         stack.extend(reversed(subdirs))
     return files
+
+
+def limits_too_deep(top: str) -> str:
+    from vllm_preflight.load.limits import too_complex
+
+    return too_complex(f"folders nest more than {MAX_DEPTH} levels below {top}; the deeper ones are not checked")
 
 
 def _candidate(path: str) -> bool:
@@ -256,66 +316,79 @@ def _within_limits(found: list[_D], errors: list[InputError]) -> list[_D]:
 
 
 def load_paths(paths: list[str], *, input_format: str | None = None, variables: dict[str, str] | None = None,
-               skipped: list[str] | None = None, require_servers: bool = True
+               skipped: list[str] | None = None, require_servers: bool = True,
+               allow_paths: Sequence[str] = (), max_servers: int | None = None,
                ) -> tuple[list[Deployment], list[InputError]]:
     """Every Deployment in files and folders, and an error for each input that could not be read.
 
-    Files that hold no vLLM server are appended to `skipped` when it is given. With
-    `require_servers` (the default) a file or folder named in `paths` that holds none is an
-    error; without it (pre-commit passes every YAML and shell file of a commit) such a file is
-    skipped like one found in a folder."""
+    Files that hold no vLLM server are appended to `skipped` when it is given (as `Skipped`,
+    with why; links a walk did not follow too). With `require_servers` (the default) a file
+    or folder named in `paths` that holds none is an error; without it (pre-commit passes
+    every YAML and shell file of a commit) such a file is skipped like one found in a folder.
+    A file an input names (`--config`, `source`, `from:`) is read only inside the input's
+    folder tree or a folder of `allow_paths` (load.confine); a file holds at most
+    `max_servers` servers (load.limits.MAX_SERVERS_PER_FILE)."""
+    from vllm_preflight.load import confine, limits
+
     if isinstance(paths, (str, bytes, os.PathLike)):  # not a list: would be walked character by character
         raise TypeError(f"paths must be a list of paths, not {type(paths).__name__}")
     deployments: list[Deployment] = []
     errors: list[InputError] = []
+    passed: list[str] = skipped if skipped is not None else []
     done: set[str] = set()
     holding: set[str] = set()  # files that held a server
     walked: list[tuple[str, list[LoadedDeployment]]] = []
+
+    def one(f: str, tree: str, walking: bool) -> list[LoadedDeployment] | None:
+        """Deployments of one file under its input's confinement; None when it failed."""
+        try:
+            with confine.within(tree, allow_paths), limits.servers_per_file(max_servers):
+                return _within_limits(load_file(f, variables, input_format=input_format, walking=walking), errors)
+        except InputFailure as e:
+            errors.extend(getattr(e, "errors", [e.error]))
+        except Exception as e:  # noqa: BLE001 - a bug on one input must not cost the others
+            errors.append(InputError.from_bug(f, e))
+        return None
+
     for p in paths:
         if os.path.isdir(p):
             held, failed = False, len(errors)
-            for f in _walk(p, errors):
+            for f in _walk(p, errors, passed):
                 real = os.path.realpath(f)
                 if real in done:
                     held = held or real in holding
                     continue
                 done.add(real)
-                try:
-                    found = load_file(f, variables, input_format=input_format, walking=True)
-                except InputFailure as e:
-                    errors.extend(getattr(e, "errors", [e.error]))
+                found = one(f, p, True)
+                if found is None:
                     continue
-                except Exception as e:  # noqa: BLE001 - a bug on one file must not cost the others
-                    errors.append(InputError.from_bug(f, e))
-                    continue
-                found = _within_limits(found, errors)
                 walked.append((real, found))
                 deployments.extend(found)
                 if found:
                     held = True
                     holding.add(real)
-                elif skipped is not None:
-                    skipped.append(f)
+                else:
+                    passed.append(Skipped(f))
             if require_servers and not held and len(errors) == failed:
                 errors.append(InputError(p, "no vLLM server in this folder (shell scripts, vLLM --config YAML, "
                                             "Kubernetes manifests, *.preflight.yaml); nothing to check"))
+            continue
+        if p.endswith(("/", os.sep)) and p != source_mod.STDIN:  # `a.sh/`: not the file a.sh
+            errors.append(InputError(p, "cannot read: Not a directory" if os.path.exists(p.rstrip("/" + os.sep))
+                                     else "cannot read: No such file or directory"))
             continue
         real = os.path.realpath(p)
         if real in done and os.path.exists(p):
             continue
         done.add(real)
-        try:
-            found = _within_limits(load_file(p, variables, input_format=input_format,
-                                             walking=not require_servers), errors)
-            if found:
-                holding.add(real)
-            elif skipped is not None:
-                skipped.append(p)
-            deployments.extend(found)
-        except InputFailure as e:
-            errors.extend(getattr(e, "errors", [e.error]))
-        except Exception as e:  # noqa: BLE001 - a bug on one input must not cost the others
-            errors.append(InputError.from_bug(p, e))
+        found = one(p, confine.tree_of(p, False), not require_servers)
+        if found is None:
+            continue
+        if found:
+            holding.add(real)
+        else:
+            passed.append(Skipped(p))
+        deployments.extend(found)
     # a --config file found in a folder and folded into another file's command is not a server of its own
     folded = {f for d in deployments for f in getattr(d, "config_files", ()) if getattr(d, "format", "") != "vllm-config"}
     if folded:

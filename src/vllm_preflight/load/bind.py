@@ -36,6 +36,8 @@ class Word:
     loc: Location | None
     sublocs: tuple = ()  # ((json path), Location) inside a JSON word
     tag: str = ""  # "config" for words from a --config YAML file
+    # (text, Location) of its parts from files the input named (LoadedDeployment.private_files)
+    private: tuple = ()
 
 
 @dataclass
@@ -207,6 +209,7 @@ def bind(dep: Deployment, release) -> Bound:
                                          f"(the first of its choices); {pin_text(name)}",
                                 first_loc.get(name)))
     # 4. render
+    files = frozenset(getattr(dep, "private_files", ()) or ())
     out_words: list[Word] = []
     for idx, (t, loc, subl, tag) in enumerate(items):
         if idx in flag_words and isinstance(t, TWord):  # flag_words holds TWords only
@@ -218,7 +221,7 @@ def bind(dep: Deployment, release) -> Bound:
                                     sym.loc or loc))
             continue
         text = t if isinstance(t, str) else render(t.text, str_binding)
-        out_words.append(Word(text, loc, subl, tag))
+        out_words.append(Word(text, loc, subl, tag, _private_parts(t, loc, files) if files else ()))
     env, env_findings = _render_env(dep, str_binding)
     findings += env_findings
     argv = tuple(w.text for w in out_words)
@@ -235,6 +238,21 @@ def bind(dep: Deployment, release) -> Bound:
             bound.space[name] = [binding[name]] + alternatives
     bound._items, bound._flag_words, bound._binding = items, flag_words, str_binding
     return bound
+
+
+def _private_parts(t, loc: Location | None, files: frozenset) -> tuple:
+    """(text, place) of the parts of a word written in one of `files`."""
+    if isinstance(t, str):  # a --config item's word
+        return ((t, loc),) if loc is not None and loc.file in files else ()
+    from vllm_preflight.load.symbols import Lit
+
+    out = []
+    for piece in t.text:
+        if isinstance(piece, Lit) and piece.text:
+            where = piece.location() if piece.origin is not None else loc  # a spliced `model:` has no origin
+            if where is not None and where.file in files:
+                out.append((piece.text, where))
+    return tuple(out)
 
 
 def variant(bound: Bound, values: dict[str, object]) -> Deployment:

@@ -119,7 +119,10 @@ def load_command_file(path: str) -> list[Deployment]:
         lead_env, cmd = split_env_words(words)
         if is_server_command(cmd):
             column = line.find(cmd[0]) + 1 if cmd[0] in line else 1
+            from vllm_preflight.load import confine
+
             base = os.path.dirname(os.path.abspath(path))
-            return [deployment_from_words(cmd, source=path, env=exported + lead_env,
-                                          location=Location(path, line_no, column), base_dir=base)]
+            with confine.default_for(path):  # a file's words: its --config is confined like a script's
+                return [deployment_from_words(cmd, source=path, env=exported + lead_env,
+                                              location=Location(path, line_no, column), base_dir=base)]
     raise InputFailure(InputError(path, "no `vllm serve` (or api_server) command found", Location(path, 1, 1)))

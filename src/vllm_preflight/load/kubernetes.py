@@ -272,8 +272,9 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
         sh.exec_words(words, [], doc.location(cpath))
     except ScriptError as e:
         loc = e.loc
-        fail(doc.source.path, f"shell syntax error in container {where}: {e.message}",
-             loc.line if loc else None, loc.column if loc else None)
+        what = e.message if e.message.startswith("input too complex") else \
+            f"shell syntax error in container {where}: {e.message}"
+        fail(doc.source.path, what, loc.line if loc else None, loc.column if loc else None)
     version = image_version(image) if image else None
     out = []
     for k, found in enumerate(sh.found):
@@ -292,7 +293,8 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
 
 
 def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, configmaps: ConfigMaps,
-                where_prefix: str = "") -> list[LoadedDeployment]:
+                where_prefix: str = "", already: int = 0) -> list[LoadedDeployment]:
+    """The servers of one resource (`already`: how many the file has yielded before it, for the limit)."""
     out: list[LoadedDeployment] = []
     for path, pod in _pod_specs(data, ()):
         where = where_prefix + where_of(kind, data, path)
@@ -307,6 +309,7 @@ def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, c
                 out += container_servers(doc, prefix + path + (key, i), c, source=source, where=where,
                                          base_env=base_env, assumptions=assumptions, configmaps=configmaps,
                                          variables=variables)
+                limits.check_servers(already + len(out), doc.source.path, doc.location(prefix + path + (key, i)))
     return out
 
 
@@ -354,10 +357,12 @@ def load_docs(docs: list[YamlDoc], variables: dict[str, str] | None = None) -> l
                                                             f"items.{i}."), item)
                     else:
                         out += named(pod_servers(doc, item, item["kind"], ("items", i), variables, configmaps,
-                                                 f"items.{i}."), item)
+                                                 f"items.{i}.", len(out)), item)
+                    limits.check_servers(len(out), doc.source.path, doc.location(("items", i)))
             continue
         if kind == "LLMInferenceService":
             out += named(kserve.service_servers(doc, data, (), variables, configmaps), data)
-            continue
-        out += named(pod_servers(doc, data, kind, (), variables, configmaps), data)
+        else:
+            out += named(pod_servers(doc, data, kind, (), variables, configmaps, already=len(out)), data)
+        limits.check_servers(len(out), doc.source.path, doc.location(()))
     return out

@@ -8,6 +8,10 @@ The README states them.
 """
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+
 from vllm_preflight.errors import InputError, InputFailure
 from vllm_preflight.load.shell_words import MAX_COMMAND_WORDS
 from vllm_preflight.model import Location
@@ -18,6 +22,10 @@ MAX_EXPANSION_STEPS = 1 << 22  # pieces expanded over a whole input (bounds time
 # words of one command (vLLM has a few hundred options); the shell lexer stops at it too
 MAX_WORDS = MAX_COMMAND_WORDS
 MAX_NESTING = 100  # JSON brackets in one word, and dots in one dotted flag
+# vLLM servers in one input file (each is resolved, a few ms to a fraction of a second): a
+# rendered chart holds dozens; `max-servers-per-file` in the project config raises it
+MAX_SERVERS_PER_FILE = 256
+_SERVERS: ContextVar[int | None] = ContextVar("vllm_preflight_max_servers", default=None)
 
 
 class TooComplex(Exception):
@@ -62,3 +70,30 @@ def check_words(words, source: str, loc: Location | None) -> None:
             fail(f"the dotted option `{w[:40]}…` has more than {MAX_NESTING} parts")
         if nesting(w) > MAX_NESTING:
             fail(f"a value nests JSON brackets more than {MAX_NESTING} deep")
+
+
+@contextlib.contextmanager
+def servers_per_file(limit: int | None) -> Iterator[None]:
+    """Set the servers-per-file limit while one input is loaded (None: the default)."""
+    token = _SERVERS.set(limit)
+    try:
+        yield
+    finally:
+        _SERVERS.reset(token)
+
+
+def max_servers() -> int:
+    got = _SERVERS.get()
+    return MAX_SERVERS_PER_FILE if got is None else got
+
+
+def servers_message(limit: int) -> str:
+    return too_complex(f"more than {limit} vLLM servers in one file (the limit; raise it with "
+                       f"max-servers-per-file in the project config); none of them is checked")
+
+
+def check_servers(count: int, source: str, loc: Location | None) -> None:
+    """InputFailure once a file has yielded more servers than the limit (`loc`: the first one past it)."""
+    limit = max_servers()
+    if count > limit:
+        raise InputFailure(InputError(source, servers_message(limit), loc))

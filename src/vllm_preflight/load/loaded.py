@@ -30,6 +30,9 @@ class LoadedDeployment(Deployment):
     version_source: str | None = None  # what `vllm_version` came from ("image vllm/vllm-openai:v0.22.1")
     version_location: Location | None = None
     config_files: tuple = ()  # absolute paths of `--config` files folded in
+    # files read because the input named them (`--config`, `source`), as locations name them:
+    # findings quote none of their text (load.private_text)
+    private_files: tuple = ()
     format: str = ""  # the loader that found it
     name: str | None = None  # a reader's name: "LeaderWorkerSet wide-ep-decode, worker pods, container vllm"
 

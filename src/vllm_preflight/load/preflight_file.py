@@ -119,10 +119,13 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
     if "from" in data:
         if depth >= MAX_FROM_DEPTH:
             fail(path, "`from` chain is too deep (a loop?)", *_place(doc, ("from",)))
-        from vllm_preflight.load import load_file
+        from vllm_preflight.load import confine, load_file
 
         frm = str(data["from"])
         target = frm if os.path.isabs(frm) else os.path.normpath(os.path.join(os.path.dirname(path), frm))
+        conf = confine.current(base)
+        if not conf.allows(target):
+            fail(path, f"`from: {data['from']}`: {conf.refusal()}", *_place(doc, ("from",)))
         try:
             inner = load_file(target, pins, depth=depth + 1)  # its own format, detected
         except InputFailure as e:
@@ -159,7 +162,8 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
                 sh.assumptions.append(note)
             sh.exec_words(words, [], doc.location(("args",)))
     except ScriptError as e:
-        fail(path, f"shell syntax error: {e.message}", e.loc.line if e.loc else None, e.loc.column if e.loc else None)
+        what = e.message if e.message.startswith("input too complex") else f"shell syntax error: {e.message}"
+        fail(path, what, e.loc.line if e.loc else None, e.loc.column if e.loc else None)
     if not sh.found:
         key = "command" if "command" in data else "args"
         fail(path, f"`{key}` does not start a vLLM server (`vllm serve ...`)", *_place(doc, (key,)))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from vllm_preflight.errors import InputFailure
 from vllm_preflight.findings import Finding
@@ -25,24 +26,39 @@ FileResolver = Callable[[str], "tuple[str, str] | None"]
 
 def read_config_items(path_text: Text, base_dir: str | None, resolve_file: FileResolver | None,
                       loc: Location | None) -> tuple[list[ConfigItem] | None, list[Finding], str | None]:
-    """Config items of the file a `--config` names, or findings saying why not."""
+    """Config items of the file a `--config` names, or findings saying why not.
+
+    A file on disk is read only where the input's confinement allows (load.confine); read
+    because an input named it (not the user's own command line), its items are `private`:
+    findings name their places, never their text."""
     path = literal(path_text) if path_text is not None else None
     if not path:
         shown = source_of(path_text) if path_text else "?"
         return None, [Finding("VP107", f"the --config path `{shown}` is not known until the deployment runs; "
                                        f"its settings are not included", loc)], None
+    from vllm_preflight.load import confine
     from vllm_preflight.load.source import Source
 
     got = resolve_file(path) if resolve_file is not None else None
     full = None
+    private = False
     if got is None:
+        if resolve_file is not None:
+            return None, [Finding("VP107", f"the --config file `{path}` is a path on the machine that runs vLLM, "
+                                           f"not found in the manifest's ConfigMaps; its settings are not included",
+                                  loc)], None
+        full = resolve_path(path, base_dir)
+        conf = confine.current(base_dir)
+        if not conf.allows(full):
+            what = "a path on the machine that runs vLLM" if os.path.isabs(path) else "a file"
+            return None, [Finding("VP107", f"the --config file `{path}` is {what}; {conf.refusal()}; "
+                                           f"its settings are not included", loc)], None
+        private = not conf.user_words
         # an absolute path is read when it exists here (check run on the node, or a test); else
         # it names the machine that runs vLLM
-        if resolve_file is not None or (os.path.isabs(path) and not os.path.isfile(path)):
-            where = "in the manifest's ConfigMaps" if resolve_file is not None else "here"
+        if os.path.isabs(path) and not os.path.isfile(path):
             return None, [Finding("VP107", f"the --config file `{path}` is a path on the machine that runs vLLM, "
-                                           f"not found {where}; its settings are not included", loc)], None
-        full = resolve_path(path, base_dir)
+                                           f"not found here; its settings are not included", loc)], None
         if not os.path.isfile(full):
             return None, [Finding("VP107", f"cannot read the --config file `{path}` (looked at {_shown(full)}); "
                                            f"its settings are not included", loc)], None
@@ -58,11 +74,21 @@ def read_config_items(path_text: Text, base_dir: str | None, resolve_file: FileR
     try:
         docs = parse_documents(source)
     except InputFailure as e:
-        return None, [Finding("VP107", f"cannot read the --config file `{path}`: {e.error.render()}", loc)], None
+        why = e.error.render() if not private else _place_only(e.error)
+        return None, [Finding("VP107", f"cannot read the --config file `{path}`: {why}", loc)], None
     if not docs or not isinstance(docs[0].data, dict):
         return None, [Finding("VP107", f"the --config file `{path}` is not a mapping of options", loc)], None
     items, _model = items_from_doc(docs[0], label)
+    if private:
+        items = [replace(i, private=True) for i in items]
     return items, [], (os.path.realpath(full) if full else None)
+
+
+def _place_only(error) -> str:
+    """A parse error of a file the input named: where, not the parser's words (they quote the text)."""
+    where = error.location
+    at = f" at {where.file}:{where.line}:{where.column}" if where and where.line else ""
+    return f"not valid YAML{at} (the file's text is not quoted)"
 
 
 def _shown(path: str) -> str:
@@ -125,6 +151,7 @@ def build(found: Found, *, source: str, file: str, base_dir: str | None, fmt: st
         merged[name] = value
     env = list(merged.items())
     template = tuple(words)
+    private = tuple(dict.fromkeys([*found.read_files, *(w.file for w in words if isinstance(w, ConfigItem) and w.private)]))
     loc = found.loc or (location_of(found.words[0].text) if found.words else None) or Location(file, 1, 1)
     return LoadedDeployment(
         argv=as_written(template), env=env_as_written(env), source=source, location=loc,
@@ -132,4 +159,4 @@ def build(found: Found, *, source: str, file: str, base_dir: str | None, fmt: st
         template=template, prefix=found.prefix, env_template=tuple(env),
         findings=tuple(list(findings) + list(found.findings) + cfg_findings),
         version_source=version_source, version_location=version_location,
-        config_files=tuple(cfg_files), format=fmt)
+        config_files=tuple(cfg_files), format=fmt, private_files=private)

@@ -76,6 +76,7 @@ class Found:
     findings: list[Finding] = field(default_factory=list)
     image: str | None = None
     image_loc: Location | None = None
+    read_files: tuple = ()  # labels of the `source`d files read before it (their text is not quoted)
 
 
 class FixedOrigin:
@@ -174,9 +175,11 @@ class Shell:
             self.steps = [0]  # pieces expanded so far, over every nested shell (load.limits)
             self.notes: list[Finding] = []  # what the script does that the tool does not follow
             self.sourcing: set[str] = set()  # files being sourced (a loop is not followed)
+            self.read_files: list[str] = []  # sourced files read (as locations name them)
         else:
             self.found, self.assumptions, self.findings = results.found, results.assumptions, results.findings
             self.steps, self.notes, self.sourcing = results.steps, results.notes, results.sourcing
+            self.read_files = results.read_files
         # bash's default IFS: `vllm${IFS}serve` is two words, as in the shell
         self.vars.setdefault("IFS", lit(" \t\n"))
 
@@ -199,7 +202,15 @@ class Shell:
             if cmd.comment_after_continuation is not None and len(self.found) > before:
                 self._comment_finding(cmds, idx, origin)
 
-    def note(self, rule: str, message: str, loc: Location | None) -> None:
+    def note(self, rule: str, message: str, loc: Location | None, *, quotes: bool = True) -> None:
+        """A finding about the script. One placed in a `source`d file (read because the input
+        named it) would quote that file's text: it says what and where instead, unless the
+        message `quotes` nothing of it."""
+        if quotes and loc is not None and loc.file in self.read_files:
+            from vllm_preflight.findings import RULES
+
+            summary = RULES[rule].summary.rstrip(".") if rule in RULES else rule
+            message = f"{summary} (in a sourced file; its text is not quoted)"
         f = Finding(rule, message, loc)
         if f not in self.notes:
             self.notes.append(f)
@@ -237,39 +248,63 @@ class Shell:
         return True
 
     def _source(self, words: list[TWord], loc: Location | None) -> None:
-        """`source FILE` / `. FILE`: a relative FILE next to the script is read in this shell."""
+        """`source FILE` / `. FILE`: FILE (relative: next to the script) is read in this shell when
+        it lies inside the input's folder tree or an allowed folder (load.confine). Its text is
+        never quoted: what the tool says about it names its lines."""
         if not words:
             return
+        from vllm_preflight.load import confine
+
         name = literal(words[0].text)
         where = words[0].loc or loc
-        shown = source_of(words[0].text)
+        # a `source` line inside a sourced file is that file's text: named by its place
+        private = where is not None and where.file in self.read_files
+        shown = f"`source` at {where.file}:{where.line}" if private and where is not None \
+            else f"`source {source_of(words[0].text)}`"
         unknown = "variables it sets are unknown here"
+
+        def say(message: str) -> None:
+            self.note("VP121", f"{shown}{message}", where, quotes=False)
+
         if name is None:
-            self.note("VP121", f"`source {shown}`: which file is not known until the deployment runs; {unknown}", where)
+            say(f": which file is not known until the deployment runs; {unknown}")
             return
-        if os.path.isabs(name) or where is None or not where.file:
-            self.note("VP121", f"`source {shown}` reads a file on the machine that runs the deployment; {unknown}", where)
+        if where is None or not where.file:
+            say(f" reads a file on the machine that runs the deployment; {unknown}")
+            return
+        conf = confine.current(os.path.dirname(os.path.abspath(where.file)))
+        path = name if os.path.isabs(name) else \
+            os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(where.file)), name))
+        if not conf.allows(path):
+            on = " reads a file on the machine that runs the deployment;" if os.path.isabs(name) else ":"
+            say(f"{on} {conf.refusal()}; {unknown}")
             return
         from vllm_preflight.errors import InputFailure
         from vllm_preflight.load.source import read_source
 
-        path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(where.file)), name))
         real = os.path.realpath(path)
         if real in self.sourcing:
-            self.note("VP121", f"`source {shown}` sources a file already being read (a loop); not read again", where)
+            say(" sources a file already being read (a loop); not read again")
             return
         if self.depth >= MAX_DEPTH:
-            self.note("VP121", f"`source {shown}`: sourced files nest deeper than {MAX_DEPTH}; {unknown}", where)
+            say(f": sourced files nest deeper than {MAX_DEPTH}; {unknown}")
             return
         try:
             src = read_source(path)
         except InputFailure as e:
-            self.note("VP121", f"`source {shown}`: {e.error.message} ({path}); {unknown}", where)
+            say(f": {e.error.message}" + ("" if private else f" ({path})") + f"; {unknown}")
             return
+        if src.path not in self.read_files:
+            self.read_files.append(src.path)
         self.sourcing.add(real)
         self.depth += 1
         try:
             self.run_text(src.text, src, fallback=where)
+        except ScriptError as e:
+            if e.message.startswith("input too complex"):
+                raise
+            place = f"{e.loc.file}:{e.loc.line}" if e.loc else src.path
+            say(f": not shell the tool can read (at {place}); variables it sets from there on are unknown here")
         finally:
             self.depth -= 1
             self.sourcing.discard(real)
@@ -407,7 +442,7 @@ class Shell:
             else:
                 in_env = False
         env = self.exported_env() + list(prefix_env) + [e for e in env_words if e not in prefix_env]
-        self.found.append(Found(server_words, length, env, server_words[0].loc or loc))
+        self._add(Found(server_words, length, env, server_words[0].loc or loc))
 
     def exported_env(self) -> list[tuple[str, Text]]:
         out = []
@@ -539,8 +574,16 @@ class Shell:
             server_words, length = head + rest, len(head)
             if note not in self.assumptions:
                 self.assumptions.append(note)
-        self.found.append(Found(server_words, length, cenv, words[i].loc or loc, image=image,
-                                image_loc=words[i].loc))
+        self._add(Found(server_words, length, cenv, words[i].loc or loc, image=image, image_loc=words[i].loc))
+
+    def _add(self, found: Found) -> None:
+        """One more server; past the file's limit (load.limits) the input is too complex."""
+        from vllm_preflight.load import limits
+
+        if len(self.found) >= limits.max_servers():
+            raise ScriptError(limits.servers_message(limits.max_servers()), found.loc)
+        found.read_files = tuple(self.read_files)
+        self.found.append(found)
 
     # ------------------------------------------------------------ expansion
     def lookup(self, name: str, index: str | None = None):

@@ -37,6 +37,7 @@ class ConfigItem:
     item_locs: tuple = ()  # list values: one Location per item
     sublocs: tuple = field(default=(), compare=False, hash=False)  # ((json path), Location) for nested keys
     file: str = ""
+    private: bool = field(default=False, compare=False)  # read because an input named the file: never quoted
 
 
 def version_tuple(version: str) -> tuple[int, ...]:

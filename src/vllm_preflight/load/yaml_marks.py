@@ -1,8 +1,8 @@
 """YAML loaded safely, with the line and column of every node kept.
 
 Only plain YAML is read: the safe constructor builds scalars, so `!!python/...` and other
-unknown tags are an error, never an object. Aliases are expanded with a node budget (an
-"alias bomb" is an error, not a hang). Each document keeps a map from its JSON path
+unknown tags are an error, never an object. Merge keys (`<<: *base`) are flattened as PyYAML
+does. Aliases are expanded with a node budget (an "alias bomb" is an error, not a hang). Each document keeps a map from its JSON path
 (a tuple of keys and indices) to the YAML node, so loaders can place what they find, and
 `ScalarText` maps offsets inside a scalar back to the file (block scalars exactly, one-line
 scalars by column, folded or multi-line flow scalars at their start).
@@ -136,6 +136,7 @@ class _Builder:
         self.loader = loader
         self.doc = doc
         self.count = 0
+        self._flat: dict[int, list] = {}  # id(mapping node) -> its pairs, merges flattened
 
     def build(self, node, path: Path) -> Any:
         self.count += 1
@@ -151,28 +152,47 @@ class _Builder:
         if isinstance(node, yaml.MappingNode):
             if node.tag not in ("tag:yaml.org,2002:map",):
                 self._unknown_tag(node)
+            # the last value of a key wins, at the place of its first occurrence (PyYAML's dict)
+            final: dict = {}
+            for key_node, value_node in self._pairs(node):
+                final[self._key(key_node)] = (key_node, value_node)
             out: dict = {}
-            merged: list[tuple[Any, Any, Any]] = []
-            for key_node, value_node in node.value:
-                if key_node.tag == _MERGE:
-                    sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
-                    for src in sources:
-                        if not isinstance(src, yaml.MappingNode):
-                            raise yaml.constructor.ConstructorError(
-                                None, None, "a merge key `<<` needs a mapping", src.start_mark)
-                        for k2, v2 in src.value:
-                            merged.append((k2, v2, src))
-                    continue
-                key = self._key(key_node)
+            for key, (key_node, value_node) in final.items():
                 self.doc.key_nodes[path + (key,)] = key_node
                 out[key] = self.build(value_node, path + (key,))
-            for k2, v2, _src in merged:
-                key = self._key(k2)
-                if key not in out:
-                    self.doc.key_nodes[path + (key,)] = k2
-                    out[key] = self.build(v2, path + (key,))
             return out
         raise yaml.constructor.ConstructorError(None, None, f"unexpected node {node!r}", node.start_mark)
+
+    def _pairs(self, node) -> list:
+        """The (key node, value node) pairs of a mapping with its merge keys (`<<: *base`,
+        `<<: [*a, *b]`) flattened as PyYAML does: merged pairs first (of a list, the earlier
+        mappings win), then the mapping's own; merges inside merged mappings too. Each mapping
+        is flattened once (anchors are shared), and the pairs count against the node budget."""
+        got = self._flat.get(id(node))
+        if got is not None:
+            return got
+        self._flat[id(node)] = []  # a mapping merging itself (`&a {<<: *a}`) merges nothing more
+        merged: list = []
+        own: list = []
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE:
+                own.append((key_node, value_node))
+                continue
+            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            parts = []
+            for src in sources:
+                if not isinstance(src, yaml.MappingNode) or src.tag != "tag:yaml.org,2002:map":
+                    raise yaml.constructor.ConstructorError(
+                        None, None, "a merge key `<<` takes a mapping or a list of mappings", src.start_mark)
+                parts.append(self._pairs(src))
+            for part in reversed(parts):
+                merged.extend(part)
+        out = merged + own
+        self.count += len(merged)
+        if self.count > NODE_BUDGET:
+            raise _TooBig()
+        self._flat[id(node)] = out
+        return out
 
     def _key(self, key_node) -> Any:
         if not isinstance(key_node, yaml.ScalarNode):

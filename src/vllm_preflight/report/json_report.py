@@ -20,7 +20,8 @@ def as_dict(report, fail_on: str = "error", *, require_servers: bool = True) -> 
            "results": [r.to_json() for r in report.results]}
     if report.errors:
         out["errors"] = [e.to_json() for e in report.errors]
-    out["skipped"] = [{"path": p, "reason": "holds no vLLM server"} for p in getattr(report, "skipped", ())]
+    out["skipped"] = [{"path": p, "reason": getattr(p, "reason", "holds no vLLM server")}
+                      for p in getattr(report, "skipped", ())]
     out["summary"] = summary(report, fail_on, require_servers=require_servers)
     return out
 

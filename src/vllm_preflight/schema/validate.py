@@ -79,7 +79,8 @@ def build_instance(bound, table):
         base = name.split(".", 1)[0] if dotted else name
         opt = _lookup(base, table)
         if opt is None:
-            hint = hints.option_hint(base, bound.release)
+            # a did-you-mean would tell what a file the input named holds (private_text)
+            hint = "" if getattr(w, "private", ()) else hints.option_hint(base, bound.release)
             findings.append(Finding("VP201", f"`{base}` is not an option of vLLM {version}{hint}", w.loc))
             i += 1
             continue
@@ -208,7 +209,9 @@ def _lookup(name: str, table):
         dashed = "--" + name[2:].replace("_", "-")
         if dashed in table.options:
             return table.options[dashed]
-        matches = [o for o in table.long_options if o.startswith(dashed)]
+        from vllm_preflight.load.bind import _prefixed  # one scan per word and table
+
+        matches = _prefixed(dashed, table)
         if len(matches) == 1:
             return table.options[matches[0]]
     return None
