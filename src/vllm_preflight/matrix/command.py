@@ -39,9 +39,10 @@ FORMATS = ("text", "markdown", "html", "csv", "json")
               type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight"]))
 @click.option("--jobs", type=int, default=0, metavar="N", help="Processes for large matrices (default: the cores).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--offline", is_flag=True, help="Read model files from local folders and the Hugging Face cache only.")
 @click.argument("inputs", nargs=-1, type=click.Path())
 def matrix(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
-           jobs, fmt, inputs) -> None:
+           jobs, fmt, offline, inputs) -> None:
     """One deployment across every release (FILE or `-- vllm serve ...`), or every combination of
     --axes, in one table: refused, cudagraph_mode, compile mode, MoE split, hazards."""
     from vllm_preflight.errors import UsageProblem
@@ -50,14 +51,14 @@ def matrix(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold
     try:
         code = _run(versions, axes_text, list(where), vs, advise, records_dir, set(fail_on), no_fold, gpu,
                     _pairs(env, "--env"), _pairs(assume, "--assume"), input_format, jobs, fmt, list(inputs),
-                    command)
+                    command, offline=True if offline else None)
     except UsageProblem as e:
         raise click.UsageError(str(e)) from None
     sys.exit(code)
 
 
 def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
-         jobs, fmt, inputs, command) -> int:
+         jobs, fmt, inputs, command, offline: bool | None = None) -> int:
     from vllm_preflight.api import load_inputs, split_assume
     from vllm_preflight.errors import InputError, UsageProblem
     from vllm_preflight.gpus import get_gpu
@@ -97,6 +98,11 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
             raise UsageProblem("no vLLM server found in the input")
     else:
         deployments = [axes_mod.base_deployment()]
+    from vllm_preflight import model_files
+    from vllm_preflight.cli import hub_notice
+
+    model_files.start(deployments, offline, wait=True)  # each hub model read once, before workers fork
+    hub_notice()
     settings = cells.Settings(gpu, tuple(env), tuple(sorted(model_assume.items())), jobs, slim=fmt != "json")
     results = []
     for d in deployments:

@@ -19,8 +19,9 @@ What changes across releases (each read in that release's vllm/config/model.py):
   0.30.0  YaRN (and deepseek_yarn, deepseek_llama_scaling) no longer scale: max_position_embeddings
           is taken as already scaled (before: original_max_position_embeddings * factor, and a
           KeyError when the RoPE parameters lack original_max_position_embeddings).
-The tokenizer's model_max_length (pooling models with absolute position embeddings) and a
-sentence-transformers `max_seq_length` are not read: a local config.json is all we see.
+The tokenizer's model_max_length caps a pooling model with absolute position embeddings (after
+the sliding window), and a sentence-transformers config's `max_seq_length` replaces the derived
+length (after RoPE scaling): both files are read beside config.json (vllm_preflight.model_files).
 """
 from __future__ import annotations
 
@@ -114,6 +115,7 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
     window = facts.sliding_window or None
     if disable_sliding_window and window is not None and window < derived:
         key, derived = "sliding_window", window
+    derived = _tokenizer_cap(state, facts, derived)
     if derived == float("inf"):
         if user is not None:
             return user
@@ -145,6 +147,8 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
             raise Refusal("TypeError", f"unsupported operand type(s) for *=: '{type(derived).__name__}' and "
                           "'NoneType'")
         derived *= scaling
+    if facts.encoder_max_seq_length:  # a sentence-transformers config's length replaces the derived one
+        derived = facts.encoder_max_seq_length
     if user is None or (user == -1 and key_v >= (0, 14)):
         if rope_type == "longrope":
             return int(facts.original_max_position_embeddings or derived)
@@ -154,6 +158,15 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
         if mml is None or user > mml:
             _too_long(state, user, key, derived, mml)
     return int(user)
+
+
+def _tokenizer_cap(state: State, facts: ModelFacts, derived: Any) -> Any:
+    """A pooling model with absolute position embeddings is capped by its tokenizer's
+    model_max_length (get_and_verify_max_len reads tokenizer_config.json only then)."""
+    cap = facts.tokenizer_model_max_length
+    if cap and state.model_cfg.get("is_pooling") and facts.config_value("position_embedding_type") == "absolute":
+        return min(derived, cap)
+    return derived
 
 
 def _derive_0_11(state: State, facts: ModelFacts, user: int | None, disable_sliding_window: bool,
