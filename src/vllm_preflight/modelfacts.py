@@ -404,9 +404,20 @@ def _length_files(facts: ModelFacts, files: ModelFiles | None) -> ModelFacts:
 def _facts_of_files(files: ModelFiles) -> tuple[ModelFacts | None, dict | None]:
     """(facts, config) of a cached or fetched config.json; None when there is none or it is unusable
     (said in `files.problem`, the finding's text: never the file's own text)."""
-    if files.config is None:
+    if files.mistral:
+        from vllm_preflight.model_files.mistral import config_of_params
+
+        adapted = config_of_params(files.params or {}, files.config)
+        if adapted is None:
+            files.problem = ("unreadable", f"{files.request.hf_config_path or files.request.model}: its params.json "
+                                           f"({files.where}) is not one vLLM adapts")
+            return None, None
+        base: dict = adapted
+    elif files.config is None:
         return None, None
-    cfg = with_files(files.config, files)
+    else:
+        base = files.config
+    cfg = with_files(base, files)
     facts, problem = facts_of_dict(cfg)
     if facts is None:
         files.problem = ("unreadable", f"{files.request.hf_config_path or files.request.model}: its config.json "
@@ -449,7 +460,7 @@ def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, st
             from vllm_preflight import model_files
 
             files = model_files.find(request)
-        own = request is None or not request.hf_config_path
+        own = request is None or not (request.hf_config_path or (files is not None and files.mistral))
         facts = _facts_from_file(cfg_path) if own else None
         raw = _RAW_CONFIGS.get(cfg_path) if facts is not None else None
         if facts is not None:

@@ -51,6 +51,7 @@ class ModelFiles:
     quant_config: dict | None = None  # hf_quant_config.json
     encoder_config: dict | None = None  # the sentence-transformers config
     tokenizer_config: dict | None = None
+    mistral: bool = False  # the config is params.json's (the Mistral format), as vLLM picks it
     read: tuple[str, ...] = ()  # the files read, for the report
     problem: tuple[str, str] | None = None  # (kind, text): gated, missing, timeout, network, ...
     not_read: str = ""  # why nothing was read when no problem says it (an offline run, a model not cached)
@@ -225,7 +226,11 @@ def find(request: ModelRequest) -> ModelFiles:
     out.params = params if isinstance(params, dict) else None
     quant = got.files.get(repo.QUANT)
     out.quant_config = quant if isinstance(quant, dict) else None
-    _with_files(out, request, got, (repo.CONFIG, repo.PARAMS, repo.QUANT))
+    # get_config's format: "mistral" as asked, or "auto" on a repo with consolidated*.safetensors
+    # weights and a params.json (0.33.0 transformers_utils/config.py), else config.json's
+    out.mistral = out.params is not None and (request.config_format == "mistral" or (
+        request.config_format == "auto" and repo.mistral_repo(got.listed)))
+    _with_files(out, request, got, (repo.PARAMS,) if out.mistral else (repo.CONFIG, repo.QUANT))
     # sentence-transformers: from the model itself (not --hf-config-path), at --revision
     model_files = got if cfg_name == request.model else _files_of(request, request.model, request.revision)
     encoder = next((model_files.files[n] for n in repo.SENTENCE if isinstance(model_files.files.get(n), dict)), None)
