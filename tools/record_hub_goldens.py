@@ -20,12 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
-from record_golden import golden_lines, write_goldens  # noqa: E402
+from record_golden import golden_lines, write_goldens  # type: ignore[import-not-found]
 
 HUB = ROOT / "tests" / "fixtures" / "hub"
 # fixture folder -> the hub id the loopback Hub serves it under (tests/model_files/hub_models.py)
 sys.path.insert(0, str(ROOT / "tests" / "model_files"))
-from hub_models import HUB_IDS, MOE  # noqa: E402
+from hub_models import HUB_IDS, MOE
 
 VARIANTS: tuple[tuple[str, ...], ...] = (
     (), ("-tp", "2"), ("-O3",), ("-O0",), ("--max-model-len", "100000000"), ("--max-model-len", "4096"),

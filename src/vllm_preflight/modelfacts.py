@@ -348,7 +348,6 @@ def local_config(model: str, base_dir: str | None) -> dict | None:
     facts = _facts_from_file(os.path.join(path, "config.json"))
     if facts is None and not os.path.lexists(path):
         from vllm_preflight import model_files
-
         from vllm_preflight.model_files.request import cache_dirs
 
         return model_files.find(model_files.ModelRequest(model, base_dir, cache_dirs=cache_dirs({}))).config
@@ -389,7 +388,7 @@ def _length_files(facts: ModelFacts, files: ModelFiles | None) -> ModelFacts:
     """The lengths of the tokenizer's and the sentence-transformers config (resolve/model_len.py)."""
     if files is None:
         return facts
-    changes: dict[str, int] = {}
+    changes: dict[str, Any] = {}
     tok = (files.tokenizer_config or {}).get("model_max_length")
     if isinstance(tok, (int, float)) and not isinstance(tok, bool) and 0 < tok < 1 << 62:
         changes["tokenizer_model_max_length"] = int(tok)
@@ -409,8 +408,8 @@ def _facts_of_files(files: ModelFiles) -> tuple[ModelFacts | None, dict | None]:
 
         adapted = config_of_params(files.params or {}, files.config)
         if adapted is None:
-            files.problem = ("unreadable", f"{files.request.hf_config_path or files.request.model}: its params.json "
-                                           f"({files.where}) is not one vLLM adapts")
+            name = files.request.hf_config_path or files.request.model
+            files.problem = ("unreadable", f"{name}: its params.json ({files.where}) is not one vLLM adapts")
             return None, None
         base: dict = adapted
     elif files.config is None:
@@ -418,10 +417,10 @@ def _facts_of_files(files: ModelFiles) -> tuple[ModelFacts | None, dict | None]:
     else:
         base = files.config
     cfg = with_files(base, files)
-    facts, problem = facts_of_dict(cfg)
+    facts, _ = facts_of_dict(cfg)  # why it is unusable is the file's own text: not shown
     if facts is None:
-        files.problem = ("unreadable", f"{files.request.hf_config_path or files.request.model}: its config.json "
-                                       f"({files.where}) is not usable by vLLM")
+        name = files.request.hf_config_path or files.request.model
+        files.problem = ("unreadable", f"{name}: its config.json ({files.where}) is not usable by vLLM")
         return None, None
     _RAW_CONFIGS[f"{files.where}:{files.request.hf_config_path or files.request.model}"] = cfg
     return _length_files(facts, files), cfg

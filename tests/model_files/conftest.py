@@ -8,8 +8,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from hub_models import GATED, HUB_IDS  # noqa: E402
-from loopback_hub import LoopbackHub, Repo, fixture_files, write_cache  # noqa: E402
+from hub_models import GATED, HUB_IDS
+from loopback_hub import LoopbackHub, Repo, fixture_files, write_cache
 
 BIG = 50 << 20  # a config.json of 50 MiB: refused by its size
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from vllm_preflight.model_files import repo
@@ -115,7 +115,8 @@ def _start_fetch(key: tuple, name: str, revision: str | None) -> None:
     with _RUN.lock:
         if key in _RUN.pending or key in _RUN.repos:
             return
-        done, box = threading.Event(), []
+        done = threading.Event()
+        box: list[Any] = []
         _RUN.pending[key] = (done, time.monotonic(), box)
     limit = timeout()
 
@@ -152,8 +153,7 @@ def _hub_files(name: str, revision: str | None, answer: Any) -> RepoFiles:
 
     what = name + (f" @ {revision}" if revision else "")
     if answer is None:
-        return RepoFiles("none", "", problem=("timeout", f"{what}: no answer from {endpoint()} "
-                                                         f"within {timeout():g} s"))
+        return RepoFiles("none", "", problem=("timeout", f"{what}: no answer from {endpoint()} within {timeout():g} s"))
     if not isinstance(answer, HubAnswer):
         return RepoFiles("none", "", problem=("internal", f"{what}: {type(answer).__name__} while fetching"))
     commit = answer.commit or revision or "main"

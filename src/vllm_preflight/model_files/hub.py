@@ -68,7 +68,8 @@ def _problem(e: BaseException, what: str) -> tuple[str, str]:
 
 def _prepare() -> None:
     """No progress bars or log lines of huggingface_hub in the tool's output; its offline switch
-    and endpoint as this run decided them (huggingface_hub reads them once, at its import)."""
+    as this run decided it (huggingface_hub reads HF_HUB_OFFLINE once, at its import). The endpoint
+    is passed to each call (its import-time one is rewritten to it, so that one is left alone)."""
     import logging
 
     from huggingface_hub import constants
@@ -77,7 +78,6 @@ def _prepare() -> None:
     disable_progress_bars()
     logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
     constants.HF_HUB_OFFLINE = False  # only an online run fetches
-    constants.ENDPOINT = endpoint()
 
 
 def fetch(repo_id: str, revision: str | None, wanted: Callable[[frozenset[str], dict[str, Any]], list[str]],
@@ -109,8 +109,8 @@ def fetch(repo_id: str, revision: str | None, wanted: Callable[[frozenset[str], 
                 asked.add(name)
                 size = sizes.get(name)
                 if size is not None and size > max_bytes:
-                    answer.problem = ("too-large", f"{what}: {name} is {_size(size)}, larger than "
-                                                   f"{_size(max_bytes)}; not read")
+                    too_large = f"{what}: {name} is {_size(size)}, larger than {_size(max_bytes)}; not read"
+                    answer.problem = ("too-large", too_large)
                     return answer
                 try:
                     path = hf_hub_download(repo_id, name, revision=answer.commit, cache_dir=tmp,

@@ -68,7 +68,7 @@ def config_of_params(params: dict, hf_config: dict | None) -> dict | None:
                                   "original_max_position_embeddings": yarn.get("original_max_position_embeddings")}
     multimodal = cfg.get("multimodal") or {}
     vision = multimodal.get("vision_encoder_args") or cfg.get("vision_encoder")
-    audio = (multimodal.get("whisper_model_args") or {}).get("encoder_args")
+    audio = (multimodal.get("whisper_model_args") or {}).get("encoder_args") or {}
     if vision or audio:  # the language model moves under text_config
         text = {k: v for k, v in cfg.items() if k not in ("multimodal", "vision_encoder")}
         cfg = {"model_type": "pixtral" if vision else "voxtral", "text_config": text,
