@@ -57,6 +57,17 @@ def _factor(text: str) -> Any:
     return float(text) if any(c in text for c in ".eE") else int(text)
 
 
+# Transformers 4's DeepseekV3Config casts the RoPE factor to float (vLLM maps deepseek_v32 to it
+# too): a derived length shows as `163840.0` (recorded on real 0.12.0 with DeepSeek-R1's config)
+_FLOAT_FACTOR_TYPES = ("deepseek_v3", "deepseek_v32")
+
+
+def _cast_factor(key_v: tuple, facts: ModelFacts, factor: Any) -> Any:
+    if isinstance(factor, int) and facts.text_model_type in _FLOAT_FACTOR_TYPES and not transformers_v5(key_v):
+        return float(factor)
+    return factor
+
+
 def transformers_v5(key_v: tuple) -> bool:
     """Whether the release installs Transformers 5: 0.11.0 (no upper bound), 0.11.1-0.19.x pin
     `transformers<5`, 0.20.0+ allow 5.x (their wheels' requirements; the oracle venvs hold
@@ -115,7 +126,7 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
     window = facts.sliding_window or None
     if disable_sliding_window and window is not None and window < derived:
         key, derived = "sliding_window", window
-    derived = _tokenizer_cap(state, facts, derived)
+    derived = _tokenizer_cap(state, facts, derived)  # (the 0.11 branch below shares this part)
     if derived == float("inf"):
         if user is not None:
             return user
@@ -133,7 +144,7 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
     if rope_type and "gemma3" not in facts.text_model_type:
         scaling: Any = 1.0
         if rope_type not in (_NOT_SCALED_030 if key_v >= (0, 30) else _NOT_SCALED_BEFORE_030):
-            factor = _factor(facts.rope_factor)
+            factor = _cast_factor(key_v, facts, _factor(facts.rope_factor))
             if factor is not None:
                 scaling = None if factor == "null" else factor
             if key_v >= (0, 18) and scaling is None:
@@ -184,7 +195,7 @@ def _derive_0_11(state: State, facts: ModelFacts, user: int | None, disable_slid
         if disable_sliding_window:
             raise Refusal("NotImplementedError", "Disabling sliding window is not supported for models with "
                           "rope_scaling. Please raise an issue so we can investigate.")
-        factor = _factor(facts.rope_factor)
+        factor = _cast_factor(state.release.key, facts, _factor(facts.rope_factor))
         scaling: Any = 1.0 if factor is None else None if factor == "null" else factor
         if rope_type == "yarn":
             derived = _yarn_original(state.release.key, facts)
@@ -192,6 +203,8 @@ def _derive_0_11(state: State, facts: ModelFacts, user: int | None, disable_slid
             raise Refusal("TypeError", f"unsupported operand type(s) for *=: '{type(derived).__name__}' and "
                           "'NoneType'")
         derived *= scaling
+    if facts.encoder_max_seq_length:  # as from 0.12.0 (the sentence-transformers rule predates 0.11)
+        derived = facts.encoder_max_seq_length
     if user is None:
         if scaled and rope_type == "longrope" and state.release.key >= (0, 11, 1):
             return int(facts.original_max_position_embeddings or derived)
