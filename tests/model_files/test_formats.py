@@ -66,3 +66,17 @@ def test_gguf_and_modelscope_are_said_not_read(tmp_path):
     ms = _check("Qwen/Qwen3-8B", env=("VLLM_USE_MODELSCOPE=True",))
     assert any(f["rule"] == "VP130" and "ModelScope" in f["message"] for f in ms["findings"])
     assert "table of well-known" in _source(ms)
+
+
+def test_when_auto_reads_params_json_changed_per_release(tmp_path):
+    """A folder with both files and no consolidated weights: 0.11.x reads config.json, 0.12.0-0.15.x
+    params.json, 0.16.0+ config.json again (each release's transformers_utils/config.py)."""
+    params = {"dim": 4096, "n_layers": 32, "n_heads": 32, "n_kv_heads": 8, "hidden_dim": 14336, "norm_eps": 1e-5,
+              "vocab_size": 32768, "moe": {"num_experts": 8, "num_experts_per_tok": 2}}
+    folder = _write(tmp_path / "both", {"params.json": params, "config.json": {"architectures": ["MistralForCausalLM"],
+                                                                               "model_type": "mistral"}})
+    for version, reads_params in (("0.11.2", False), ("0.12.0", True), ("0.15.1", True), ("0.16.0", False)):
+        out = CliRunner().invoke(cli, ["check", "--format", "json", "--vllm-version", version, "--", "vllm", "serve",
+                                       str(folder)])
+        res = json.loads(out.stdout)["results"][0]
+        assert ("params.json" in _source(res)) == reads_params, (version, _source(res))

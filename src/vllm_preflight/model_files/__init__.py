@@ -206,6 +206,21 @@ def _with_files(out: ModelFiles, request: ModelRequest, got: RepoFiles, names: t
             out.read += (n,)
 
 
+def mistral_format(request: ModelRequest, got: RepoFiles) -> bool:
+    """Whether get_config reads params.json (the Mistral format): asked for with --config-format
+    mistral, or under "auto" (transformers_utils/config.py, read in each release's wheel):
+    0.11.x only without a config.json, 0.12.0-0.15.x whenever there is one, 0.16.0+ only on a repo
+    with consolidated*.safetensors weights."""
+    if not isinstance(got.files.get(repo.PARAMS), dict) or request.config_format == "hf":
+        return False
+    if request.config_format == "mistral":
+        return True
+    release = request.release or (99,)
+    if release < (0, 12):
+        return repo.CONFIG not in got.files
+    return release < (0, 16) or repo.mistral_repo(got.listed)
+
+
 def find(request: ModelRequest) -> ModelFiles:
     """The files vLLM reads for this request, from where it reads each."""
     out = ModelFiles(request)
@@ -226,10 +241,7 @@ def find(request: ModelRequest) -> ModelFiles:
     out.params = params if isinstance(params, dict) else None
     quant = got.files.get(repo.QUANT)
     out.quant_config = quant if isinstance(quant, dict) else None
-    # get_config's format: "mistral" as asked, or "auto" on a repo with consolidated*.safetensors
-    # weights and a params.json (0.33.0 transformers_utils/config.py), else config.json's
-    out.mistral = out.params is not None and (request.config_format == "mistral" or (
-        request.config_format == "auto" and repo.mistral_repo(got.listed)))
+    out.mistral = mistral_format(request, got)
     _with_files(out, request, got, (repo.PARAMS,) if out.mistral else (repo.CONFIG, repo.QUANT))
     # sentence-transformers: from the model itself (not --hf-config-path), at --revision
     model_files = got if cfg_name == request.model else _files_of(request, request.model, request.revision)

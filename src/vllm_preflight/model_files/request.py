@@ -38,6 +38,7 @@ class ModelRequest:
     config_format: str = "auto"  # --config-format: auto | hf | mistral (params.json)
     modelscope: bool = False  # VLLM_USE_MODELSCOPE in the deployment's environment
     cache_dirs: tuple[str, ...] = ()  # Hugging Face hub caches to look in, the node's first
+    release: tuple[int, ...] = ()  # the vLLM release's version key (where finding the config changed); () newest
 
     def local_path(self, name: str | None = None) -> str:
         """A model name as a path: relative ones next to the input (never the caller's cwd)."""
@@ -75,7 +76,8 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def request_of(model: str, values: dict, env: dict[str, str], base_dir: str | None) -> ModelRequest:
+def request_of(model: str, values: dict, env: dict[str, str], base_dir: str | None,
+               release: tuple[int, ...] = ()) -> ModelRequest:
     """The request of a parsed server command (`values`: the engine arguments by field name)."""
     fmt = values.get("config_format")
     return ModelRequest(model=model, base_dir=base_dir, revision=_text(values.get("revision")),
@@ -84,7 +86,7 @@ def request_of(model: str, values: dict, env: dict[str, str], base_dir: str | No
                         tokenizer_revision=_text(values.get("tokenizer_revision")),
                         config_format=str(getattr(fmt, "value", fmt) or "auto"),
                         modelscope=truthy(env.get("VLLM_USE_MODELSCOPE")),
-                        cache_dirs=cache_dirs(env))
+                        cache_dirs=cache_dirs(env), release=release)
 
 
 _SERVER_MODULES = ("vllm.entrypoints.openai.api_server",)

@@ -155,7 +155,8 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
             facts, assumed = model_facts(name, deployment.base_dir, model_assume or {},
                                          experts_wanted=_experts_wanted(parsed, env),
                                          hf_overrides=hf_overrides if isinstance(hf_overrides, dict) else None,
-                                         request=model_files.request_of(name, parsed.values, env, deployment.base_dir))
+                                         request=model_files.request_of(name, parsed.values, env, deployment.base_dir,
+                                                                       release.key))
         except TextConfigNotAConfig:
             raise _text_config_refusal(release) from None
         result.assumptions.extend(assumed)
