@@ -22,8 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "model_files"))
-from conftest import hub_repos  # noqa: E402
-from loopback_hub import LoopbackHub, Repo, fixture_files, write_cache  # noqa: E402
+from loopback_hub import LoopbackHub, Repo, fixture_files, hub_repos, write_cache
 
 LOCAL = ROOT / "tests" / "fixtures" / "hub" / "qwen3-8b"
 

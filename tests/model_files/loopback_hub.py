@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from hub_models import GATED, HUB_IDS
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hub"
 
 
@@ -171,3 +173,26 @@ def write_cache(cache_dir: Path, repo: Repo) -> None:
             link = snap / name
             if not link.exists():
                 os.symlink(os.path.relpath(blob, snap), link)
+
+
+BIG = 50 << 20  # a config.json of 50 MiB: refused by its size
+
+
+def hub_repos() -> dict[str, Repo]:
+    repos: dict[str, Repo] = {}
+    for folder, repo_id in HUB_IDS.items():
+        r = Repo(repo_id, mode="gated" if folder in GATED else "ok")
+        r.add(fixture_files(folder))
+        repos[repo_id] = r
+    # revision pinning: `v1` holds the dense Qwen3-8B config, `main` the MoE one
+    pinned = Repo("preflight-fixtures/pinned")
+    pinned.add(fixture_files("qwen3-8b"), ref="v1")
+    pinned.add(fixture_files("qwen3-30b-a3b-gptq-int4"), ref="main")
+    repos[pinned.repo_id] = pinned
+    big = Repo("preflight-fixtures/huge-config")
+    big.add({"config.json": b"{}"})
+    big.sizes["config.json"] = BIG
+    repos[big.repo_id] = big
+    repos["preflight-fixtures/never-answers"] = Repo("preflight-fixtures/never-answers", mode="hang")
+    repos["preflight-fixtures/never-answers"].add({"config.json": b"{}"})
+    return repos

@@ -177,10 +177,7 @@ def test_check_on_a_local_folder_does_not_import_huggingface_hub(tmp_path):
 
 
 def test_check_on_a_cached_model_does_not_import_huggingface_hub(tmp_path):
-    sys.path.insert(0, str(Path(__file__).parent))
-    from loopback_hub import write_cache
-
-    from conftest import hub_repos
+    from loopback_hub import hub_repos, write_cache
 
     write_cache(tmp_path / "hub", hub_repos()["Qwen/Qwen3-8B"])
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "HF_HUB_CACHE": str(tmp_path / "hub")}
@@ -196,3 +193,16 @@ def test_matrix_accepts_offline(flag, online):
     out = CliRunner().invoke(cli, ["matrix", "--vllm-version", "0.33.0", flag, "--", "vllm", "serve",
                                    "deepseek-ai/DeepSeek-R1"])
     assert out.exit_code == 0 and online.requests == []
+
+
+def test_an_unreadable_cached_config_is_one_finding(tmp_path, monkeypatch):
+    from loopback_hub import Repo, write_cache
+
+    broken = Repo("org/broken")
+    broken.add({"config.json": b"{not json"})
+    write_cache(tmp_path / "hub", broken)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    res = _check("org/broken")["results"][0]
+    found = [f for f in res["findings"] if f["rule"] == "VP130"]
+    assert len(found) == 1 and "not readable as JSON" in found[0]["message"] and "{not json" not in found[0]["message"]

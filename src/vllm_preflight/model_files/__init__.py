@@ -231,6 +231,8 @@ def find(request: ModelRequest) -> ModelFiles:
     cfg_name = request.hf_config_path or request.model
     got = _files_of(request, cfg_name, request.revision)
     out.problem = got.problem
+    if repo.CONFIG in got.unreadable and out.problem is None:  # a cached or --hf-config-path config.json
+        out.problem = ("unreadable", f"{cfg_name}: config.json ({got.where}) {got.unreadable[repo.CONFIG]}")
     if got.origin == "none":
         if not out.problem and _RUN.offline and _local(request, cfg_name) is None and is_repo_id(cfg_name):
             out.not_read = "not in the Hugging Face cache, and the run is offline"
