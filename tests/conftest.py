@@ -5,6 +5,7 @@ from pathlib import Path
 # tools/golden_diff.py uses too
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent / "golden"))
+sys.path.insert(0, str(Path(__file__).parent / "model_files"))  # the loopback Hub and its fixtures
 
 # No test reaches a network or this machine's Hugging Face cache: model files come from local
 # fixture folders, or from the loopback Hub and caches the model_files tests build themselves.

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hub_fixtures import cache, hub, online  # noqa: F401 - fixtures
 from hub_models import HUB_IDS
 
 from vllm_preflight.cli import cli

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from compare import mismatches
+from hub_fixtures import hub, online  # noqa: F401 - fixtures
 from hub_models import HUB_IDS
 
 from vllm_preflight import model_files

@@ -1,13 +1,9 @@
-"""Fixtures: the loopback Hub (started and stopped per test module) and a prebuilt cache."""
+"""Fixtures: the loopback Hub (started and stopped per test module) and a prebuilt cache.
+Test modules import them (`from hub_fixtures import online`): a conftest.py here would be one
+more module named `conftest`, which other test folders import by that name."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 from loopback_hub import LoopbackHub, hub_repos, write_cache
 
 
