@@ -14,13 +14,12 @@ import json
 import subprocess
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
-from record_golden import golden_lines, write_goldens  # type: ignore[import-not-found]
+from record_golden import golden_lines, print_outcomes, write_goldens  # type: ignore[import-not-found]
 
 HUB = ROOT / "tests" / "fixtures" / "hub"
 # fixture folder -> the hub id the loopback Hub serves it under (tests/model_files/hub_models.py)
@@ -74,11 +73,7 @@ def main() -> int:
         redone = {ln["id"]: ln for ln in lines}
         lines = [redone.pop(g["id"], g) for g in kept] + list(redone.values())
     write_goldens(out, lines)
-    counts = Counter(("error:" + ln["expected"]["vllm_error"]["type"]) if ln["expected"]["vllm_error"] else "ok"
-                     for ln in lines)
-    print(f"{out}: {len(lines)} cases, {len(broken)} oracle breakdowns; {dict(sorted(counts.items()))}")
-    for b in broken[:10]:
-        print("  oracle breakdown:", b)
+    print_outcomes(out, lines, broken)
     return 0
 
 
