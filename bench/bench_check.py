@@ -59,7 +59,6 @@ def cold_interleaved(cmds: dict[str, list[str]], runs: int) -> dict[str, float]:
 
 def throughput(seconds: float = 3.0) -> tuple[float, int]:
     from compare import deployment_of, target_of
-
     from vllm_preflight.resolve import resolve
 
     cases = []
