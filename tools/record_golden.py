@@ -75,6 +75,15 @@ def write_goldens(path: Path, lines: list[dict]) -> None:
     path.write_text("".join(json.dumps(g, sort_keys=True).replace(prefix, "") + "\n" for g in lines))
 
 
+def print_outcomes(out: Path, lines: list[dict], broken: list, what: str = "oracle") -> None:
+    """The recorder's closing lines: cases, breakdowns, outcomes by refusal type."""
+    counts = Counter(("error:" + ln["expected"]["vllm_error"]["type"]) if ln["expected"]["vllm_error"] else "ok"
+                     for ln in lines)
+    print(f"{out}: {len(lines)} cases, {len(broken)} {what} breakdowns; outcomes: {dict(sorted(counts.items()))}")
+    for b in broken[:10]:
+        print(f"  {what} breakdown:", b)
+
+
 def outcome_counts(lines: list[dict]) -> Counter:
     c: Counter = Counter()
     for g in lines:

@@ -22,7 +22,6 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
 
 import corpus_model_families
-from record_golden import MODELS_DIR, golden_lines, write_goldens  # type: ignore[import-not-found]
+from record_golden import MODELS_DIR, golden_lines, print_outcomes, write_goldens  # type: ignore[import-not-found]
 
 FAMILY = "serve_stage"
 
@@ -67,11 +66,7 @@ def main() -> int:
     lines, broken = golden_lines(cases, results, a.version, breakdown=("oracle", "RuntimeError: harness"))
     out = Path(a.output or ROOT / "tests" / "golden" / "data" / "model_families" / FAMILY / f"{a.version}.jsonl")
     write_goldens(out, lines)
-    counts = Counter(("error:" + ln["expected"]["vllm_error"]["type"]) if ln["expected"]["vllm_error"] else "ok"
-                     for ln in lines)
-    print(f"{out}: {len(lines)} cases, {len(broken)} harness breakdowns; outcomes: {dict(sorted(counts.items()))}")
-    for b in broken[:10]:
-        print("  harness breakdown:", b)
+    print_outcomes(out, lines, broken, "harness")
     return 0
 
 

@@ -176,6 +176,9 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     kind_on, kind_findings = model_kind_dependence(result, lambda: resolve(
         bound.deployment, name, gpu=hw, extra_env=list(env), model_assume={**facts, "is_moe": "true"}))
     depends_on, depend_findings = depends_on + kind_on, depend_findings + kind_findings
+    from vllm_preflight.model_files import findings_of
+
+    depend_findings += findings_of(result)  # VP130: the model's files could not be read
     result.extra["location"] = d.location.to_json() if d.location else None
     name_of_server = getattr(d, "name", None)  # a LoadedDeployment's reader's name
     if name_of_server:
@@ -231,8 +234,11 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
                  vllm_version: str | None = None, target: str = "release", gpu: str | None = None,
                  env: Sequence[tuple[str, str]] = (), assume: Sequence[tuple[str, str]] = (),
                  input_format: str | None = None, require_servers: bool = True,
-                 allow_paths: Sequence[str] = (), max_servers: int | None = None) -> Report:
-    """`gpu` None means: the deployment file's GPU, else H200. A bad argument is a TypeError
+                 allow_paths: Sequence[str] = (), max_servers: int | None = None,
+                 offline: bool | None = None) -> Report:
+    """`gpu` None means: the deployment file's GPU, else H200. `offline` True reads model files
+    from local folders and the Hugging Face cache only (None: unless HF_HUB_OFFLINE=1, small model
+    files of hub models are fetched from the Hub). A bad argument is a TypeError
     (wrong type) or UsageProblem (unusable value) before anything is read; a bug met on one
     input is that input's `errors` entry (`internal`), and every other input is still checked.
     `allow_paths`: folders whose files an input may name besides its own tree (load.confine);
@@ -258,6 +264,9 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
                                       require_servers=require_servers, allow_paths=list(allow_paths),
                                       max_servers=max_servers)
     report = Report(errors=errors, skipped=skipped)
+    from vllm_preflight import model_files
+
+    model_files.start(deployments, offline)  # `offline` None: HF_HUB_OFFLINE decides; hub models fetched at once
     for d in deployments:
         try:
             report.results.append(check_deployment(d, vllm_version=vllm_version, target=target, gpu=gpu,

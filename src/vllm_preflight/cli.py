@@ -117,6 +117,9 @@ class _CommandAfterDashes(click.Command):
 @click.option("--fail-on", "fail_on", default="error", show_default=True,
               type=click.Choice(["error", "warning", "info", "never"]),
               help="Exit 1 when a finding of this severity or above remains (a vLLM refusal is an error).")
+@click.option("--offline", is_flag=True,
+              help="Read model files from local folders and the Hugging Face cache only; never the Hub "
+                   "(HF_HUB_OFFLINE=1 does the same).")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the files skipped as holding no vLLM server.")
 @click.option("--allow-path", "allow_paths", multiple=True, metavar="DIR",
               help="A folder whose files an input may name (`--config`, `source`, `from:`) besides its own "
@@ -126,7 +129,7 @@ class _CommandAfterDashes(click.Command):
                    "none at all exits 0 (the pre-commit hook passes every YAML and shell file).")
 # no click path checks: an unreadable input is that input's error, after the others are checked
 @click.argument("inputs", nargs=-1, type=click.Path(readable=False))
-def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fail_on, verbose,
+def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fail_on, offline, verbose,
           allow_paths, skip_non_deployments, inputs) -> None:
     """Resolve deployments: FILEs and folders (shell scripts, vLLM --config YAML, Kubernetes
     manifests, *.preflight.yaml; every vLLM server in them), or `-- vllm serve MODEL ...`."""
@@ -147,11 +150,12 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
                               target=target, gpu=gpu, env=_pairs(env, "--env"),
                               assume=_pairs(assume, "--assume"), input_format=input_format,
                               require_servers=require, allow_paths=[*allow_paths, *config.allow_paths],
-                              max_servers=config.max_servers)
+                              max_servers=config.max_servers, offline=True if offline else None)
     except UsageProblem as e:
         raise usage_error(e) from None
     for err in report.errors:
         say(err.render())
+    hub_notice()
     for r in report.results:
         outcome.ensure_refusal(r)
     ignores.apply(report, config)
@@ -163,6 +167,17 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
         say("no vLLM server found in what was given; nothing was checked")
     _emit(lambda: _render(fmt, report, fail_on, verbose, require))
     sys.exit(outcome.exit_code(report, fail_on, require_servers=require))
+
+
+def hub_notice() -> None:
+    """Say on stderr which model files came from the network (never silently)."""
+    from vllm_preflight import model_files
+
+    got = model_files.fetched()
+    if got:
+        from vllm_preflight.model_files.hub import endpoint
+
+        say(f"read model files from {endpoint()}: {', '.join(got)} (--offline: cache only)")
 
 
 def _render(fmt: str, report, fail_on: str, verbose: bool, require: bool) -> None:

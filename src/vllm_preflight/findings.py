@@ -82,6 +82,22 @@ RULES: dict[str, Rule] = {r.code: r for r in (
     Rule("VP122", "shell-construct-not-followed", "warning",
          "The server is started in a way the tool does not follow (a here-document fed to a "
          "shell, `eval` of an unknown value, `$IFS` splitting); what runs there is not checked."),
+    Rule("VP130", "model-files-not-read", "warning",
+         "The model's own files could not be read (a gated or missing Hub repo, no network, a timeout, a file "
+         "over the size limit, or a source the tool does not read: GGUF, ModelScope, object storage); its facts "
+         "come from the built-in table or a stated guess.",
+         why="vLLM builds its config from the model's config.json (quantization_config, text_config, experts, MLA, "
+             "hybrid layers, context length) and from hf_quant_config.json and the tokenizer's files; facts the "
+             "tool could not read may not be the ones vLLM sees on the node. A gated or missing repo, or no "
+             "network there, also stops vLLM itself unless the files are already in the node's cache.",
+         fix="Let the tool read the files: set HF_TOKEN (and accept a gated repo's terms), check the model name "
+             "and --revision, run where the model is in the Hugging Face cache (HF_HOME / HF_HUB_CACHE), or give a "
+             "GGUF model's original config with --hf-config-path. VLLM_PREFLIGHT_HUB_TIMEOUT sets the time limit; "
+             "`--offline` reads the cache only.",
+         source="vLLM transformers_utils/config.py get_config, get_sentence_transformer_tokenizer_config and "
+                "repo_utils (file_or_path_exists, try_get_local_file, get_hf_file_to_dict), 0.12.0 and 0.33.0",
+         triggers=Example("vllm serve ./qwen3-8b-q4_k_m.gguf --tokenizer Qwen/Qwen3-8B"),
+         passes=Example("vllm serve Qwen/Qwen3-8B")),
     Rule("VP160", "version-mapped-to-release", "info",
          "A vLLM version that is not a release itself (a release candidate, post-release, dev or "
          "local build, or a short form such as `0.13`) was checked as the release it belongs to.",

@@ -1,17 +1,22 @@
 """What vLLM reads from a model that changes its compilation settings.
 
-From a local model directory's config.json, or for a hub id (no network here) from a
-small table of well-known architectures. `--assume model.FACT=VALUE` overrides either;
-every fact not read from the model itself is reported as an assumption.
+From the model's own files where vLLM finds them (a local folder, the Hugging Face cache, the
+Hub: vllm_preflight.model_files), else for a hub id from a small table of well-known
+architectures (the offline fallback), else a stated guess. `--assume model.FACT=VALUE`
+overrides any of them; every fact not read from the model itself is reported as an assumption,
+and the `model` assumption says where the facts came from.
 """
 from __future__ import annotations
 
 import json
 import os
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vllm_preflight.model import Assumption
+
+if TYPE_CHECKING:
+    from vllm_preflight.model_files import ModelFiles, ModelRequest
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,10 @@ class ModelFacts:
     original_max_position_embeddings: int = 0
     sliding_window: int = 0
     text_model_type: str = ""
+    # files beside config.json that cap the length (resolve/model_len.py): the tokenizer's
+    # model_max_length (0: none read) and a sentence-transformers config's max_seq_length
+    tokenizer_model_max_length: int = 0
+    encoder_max_seq_length: int = 0
 
     @property
     def raw_config(self) -> dict | None:
@@ -293,15 +302,21 @@ def _read_config(cfg_path: str) -> tuple[ModelFacts | None, str | None]:
         return None, "not valid JSON (not UTF-8 text)"
     except ValueError as e:  # a number over Python's digit limit
         return None, f"not valid JSON ({type(e).__name__})"
+    facts, problem = facts_of_dict(cfg)
+    if facts is not None:
+        _RAW_CONFIGS[cfg_path] = cfg
+    return facts, problem
+
+
+def facts_of_dict(cfg: Any) -> tuple[ModelFacts | None, str | None]:
+    """(facts, None) of a config.json value, or (None, why vLLM could not use it)."""
     if not isinstance(cfg, dict):
         return None, "not a JSON object"
     archs = cfg.get("architectures")
     if archs is not None and not (isinstance(archs, list) and all(isinstance(a, str) for a in archs)):
         return None, "`architectures` is not a list of class names"
     try:
-        facts = facts_from_config(cfg)
-        _RAW_CONFIGS[cfg_path] = cfg
-        return facts, None
+        return facts_from_config(cfg), None
     except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
         return None, f"unexpected value ({type(e).__name__}: a key holds a value of a type vLLM cannot use)"
 
@@ -332,11 +347,16 @@ def _overridden(cfg: dict | None, hf_overrides: dict, facts: ModelFacts, assumpt
 
 
 def local_config(model: str, base_dir: str | None) -> dict | None:
-    """config.json of a local model folder as read (a relative path next to the input, as
-    model_facts looks it up); None when there is none. A speculators-format checkpoint is
-    recognised by it (resolve/speculators_format.py)."""
+    """config.json of a model as read: a local folder's (a relative path next to the input, as
+    model_facts looks it up), else a hub id's from the cache or the Hub (model_files); None when
+    there is none. A speculators-format checkpoint is recognised by it (resolve/speculators_format.py)."""
     path = os.path.normpath(model if os.path.isabs(model) else os.path.join(base_dir or os.getcwd(), model))
     facts = _facts_from_file(os.path.join(path, "config.json"))
+    if facts is None and not os.path.lexists(path):
+        from vllm_preflight import model_files
+        from vllm_preflight.model_files.request import cache_dirs
+
+        return model_files.find(model_files.ModelRequest(model, base_dir, cache_dirs=cache_dirs({}))).config
     return facts.raw_config if facts is not None else None
 
 
@@ -347,48 +367,142 @@ def path_exists(name: str, base_dir: str | None) -> bool:
 
 
 UNKNOWN_MODEL = "unknown model"  # the start of the Assumption source for a model nothing was read of
+FILES_FACT = "model.files"  # an Assumption saying why a hub model's files could not be read (finding VP130)
+
+
+def _not_read(files: ModelFiles | None) -> str:
+    """Why no config was read, for the `model` assumption ("" when the run was offline and the
+    model not cached, or nothing was tried: the plain table text)."""
+    if files is None:
+        return ""
+    if files.problem is not None:
+        return "; see finding VP130"
+    if files.not_read and "offline" not in files.not_read:
+        return f"; {files.not_read}"
+    return ""
+
+
+def with_files(cfg: dict, files: ModelFiles | None) -> dict:
+    """config.json as vLLM's get_config holds it: ModelOpt's hf_quant_config.json becomes the
+    quantization_config of a config.json without one (0.12.0 / 0.33.0 transformers_utils/config.py)."""
+    if files is not None and files.quant_config is not None and cfg.get("quantization_config") is None:
+        return {**cfg, "quantization_config": files.quant_config}
+    return cfg
+
+
+def _length_files(facts: ModelFacts, files: ModelFiles | None) -> ModelFacts:
+    """The lengths of the tokenizer's and the sentence-transformers config (resolve/model_len.py)."""
+    if files is None:
+        return facts
+    changes: dict[str, Any] = {}
+    tok = (files.tokenizer_config or {}).get("model_max_length")
+    if isinstance(tok, (int, float)) and not isinstance(tok, bool) and 0 < tok < 1 << 62:
+        changes["tokenizer_model_max_length"] = int(tok)
+    enc = files.encoder_config or {}
+    # get_sentence_transformer_tokenizer_config keeps a config holding both keys
+    if "do_lower_case" in enc and isinstance(enc.get("max_seq_length"), int) and not isinstance(
+            enc.get("max_seq_length"), bool):
+        changes["encoder_max_seq_length"] = enc["max_seq_length"]
+    return _keep_raw(replace(facts, **changes), facts.raw_config) if changes else facts
+
+
+def _facts_of_files(files: ModelFiles) -> tuple[ModelFacts | None, dict | None]:
+    """(facts, config) of a cached or fetched config.json; None when there is none or it is unusable
+    (said in `files.problem`, the finding's text: never the file's own text)."""
+    if files.mistral:
+        from vllm_preflight.model_files.mistral import config_of_params
+
+        adapted = config_of_params(files.params or {}, files.config)
+        if adapted is None:
+            name = files.request.hf_config_path or files.request.model
+            files.problem = ("unreadable", f"{name}: its params.json ({files.where}) is not one vLLM adapts")
+            return None, None
+        base: dict = adapted
+    elif files.config is None:
+        return None, None
+    else:
+        base = files.config
+    cfg = with_files(base, files)
+    facts, _ = facts_of_dict(cfg)  # why it is unusable is the file's own text: not shown
+    if facts is None:
+        name = files.request.hf_config_path or files.request.model
+        files.problem = ("unreadable", f"{name}: its config.json ({files.where}) is not usable by vLLM")
+        return None, None
+    _RAW_CONFIGS[f"{files.where}:{files.request.hf_config_path or files.request.model}"] = cfg
+    return _length_files(facts, files), cfg
+
+
+def _where(files: ModelFiles) -> str:
+    from vllm_preflight.model_files.hub import endpoint
+
+    read = ", ".join(files.read)
+    hub = f" from {endpoint()}" if files.origin == "hub" else ""
+    return f"facts read from {files.where} ({read}{hub})"
 
 
 def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, str],
                 experts_wanted: str | None = None,
-                hf_overrides: dict | None = None) -> tuple[ModelFacts, list[Assumption]]:
+                hf_overrides: dict | None = None,
+                request: ModelRequest | None = None) -> tuple[ModelFacts, list[Assumption]]:
     """Facts for a model name as written in the command, plus what was assumed.
 
-    A model with neither a config.json here nor a table entry is never guessed silently:
-    when the command's flags require experts (`experts_wanted` names them) it is taken as
-    MoE, else as dense, each stated as a `model.is_moe` assumption (the caller also checks
-    the other outcome and reports it under depends_on)."""
+    `request` (the server's model options, model_files.request_of) lets a hub id be read from
+    the cache or the Hub, --hf-config-path and --tokenizer from where vLLM reads them; without
+    it only a local folder's config.json is read. A model with no readable config and no table
+    entry is never guessed silently: when the command's flags require experts (`experts_wanted`
+    names them) it is taken as MoE, else as dense, each stated as a `model.is_moe` assumption
+    (the caller also checks the other outcome and reports it under depends_on)."""
     assumptions: list[Assumption] = []
     facts: ModelFacts | None = None
+    files: ModelFiles | None = None
     if model:
         # A relative model path is looked up in the input file's folder (`base_dir`; the working
         # directory only for a `--` command line), never also in the caller's working directory:
         # the same file gives the same result wherever the tool runs.
         path = os.path.normpath(model if os.path.isabs(model) else os.path.join(base_dir or os.getcwd(), model))
         cfg_path = os.path.join(path, "config.json")
-        facts = _facts_from_file(cfg_path)
-        if facts is not None and hf_overrides:
-            facts = _overridden(_RAW_CONFIGS.get(cfg_path), hf_overrides, facts, assumptions)
+        if request is not None:
+            from vllm_preflight import model_files
+
+            files = model_files.find(request)
+        own = request is None or not (request.hf_config_path or (files is not None and files.mistral))
+        facts = _facts_from_file(cfg_path) if own else None
+        raw = _RAW_CONFIGS.get(cfg_path) if facts is not None else None
         if facts is not None:
-            assumptions.append(Assumption("model", model, f"facts read from {os.path.join(path, 'config.json')} "
+            if files is not None and files.quant_config is not None and raw is not None \
+                    and raw.get("quantization_config") is None:
+                raw = with_files(raw, files)
+                facts = facts_from_config(raw)
+            facts = _length_files(facts, files)
+            assumptions.append(Assumption("model", model, f"facts read from {cfg_path} "
                                                           f"(a relative model path is looked up next to the input)"))
+        elif files is not None:
+            facts, raw = _facts_of_files(files)
+            if facts is not None:
+                assumptions.append(Assumption("model", model, _where(files)))
+        if facts is not None and hf_overrides:
+            facts = _overridden(raw, hf_overrides, facts, assumptions)
         if facts is None and model in KNOWN_MODELS:
             facts = KNOWN_MODELS[model]
             if hf_overrides:
                 facts = _overridden(KNOWN_MODELS.config(model), hf_overrides, facts, assumptions)
-            assumptions.append(Assumption("model", model, "table of well-known hub models (config.json not read)"))
+            assumptions.append(Assumption("model", model, "table of well-known hub models (config.json not read"
+                                                          + _not_read(files) + ")"))
+        if files is not None and files.problem is not None:
+            assumptions.append(Assumption(FILES_FACT, files.problem[0], files.problem[1]))
     if facts is None:
         facts = ModelFacts(is_moe=bool(experts_wanted))
         shown = model or "(none)"
+        nothing = "no config.json here, not in the built-in table" + _not_read(files)
         if "is_moe" in overrides:
-            assumptions.append(Assumption("model", shown, f"{UNKNOWN_MODEL} `{shown}` (no config.json here, not in "
-                                                          f"the built-in table): facts not pinned are a decoder-only LLM's"))
+            assumptions.append(Assumption("model", shown, f"{UNKNOWN_MODEL} `{shown}` ({nothing}): facts not pinned "
+                                                          f"are a decoder-only LLM's"))
         elif experts_wanted:
-            why = (f"{UNKNOWN_MODEL} `{shown}` (no config.json here, not in the built-in table): taken as "
+            why = (f"{UNKNOWN_MODEL} `{shown}` ({nothing}): taken as "
                    f"a mixture-of-experts decoder because {experts_wanted} requires experts; "
                    f"pin it with --assume model.is_moe=VALUE")
         else:
-            why = (f"{UNKNOWN_MODEL} `{shown}` (no config.json here, not in the built-in table): taken as a "
+            why = (f"{UNKNOWN_MODEL} `{shown}` ({nothing}): taken as a "
                    f"dense decoder-only LLM; the outcome with a mixture-of-experts model is checked too; "
                    f"pin it with --assume model.is_moe=VALUE")
         if "is_moe" not in overrides:

@@ -43,9 +43,10 @@ FORMATS = ("text", "markdown", "html", "csv", "json")
               help="Refuse a matrix of more cells than this (default 15,000, or the project "
                    "configuration's matrix-max-cells); past it: exit 2, nothing resolved.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--offline", is_flag=True, help="Read model files from local folders and the Hugging Face cache only.")
 @click.argument("inputs", nargs=-1, type=click.Path())
 def matrix(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
-           jobs, max_cells, fmt, inputs) -> None:
+           jobs, max_cells, fmt, offline, inputs) -> None:
     """One deployment across every release (FILE or `-- vllm serve ...`), or every combination of
     --axes, in one table: refused, cudagraph_mode, compile mode, MoE split, hazards."""
     from vllm_preflight.errors import UsageProblem
@@ -54,7 +55,7 @@ def matrix(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold
     try:
         code = _run(versions, axes_text, list(where), vs, advise, records_dir, set(fail_on), no_fold, gpu,
                     _pairs(env, "--env"), _pairs(assume, "--assume"), input_format, jobs, fmt, list(inputs),
-                    command, max_cells)
+                    command, max_cells, offline=True if offline else None)
     except UsageProblem as e:
         raise usage_error(e) from None
     sys.exit(code)
@@ -69,7 +70,7 @@ def cell_limit(max_cells: int | None) -> int:
 
 
 def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
-         jobs, fmt, inputs, command, max_cells=None) -> int:
+         jobs, fmt, inputs, command, max_cells=None, offline: bool | None = None) -> int:
     from vllm_preflight.api import load_inputs, split_assume
     from vllm_preflight.errors import InputError, UsageProblem
     from vllm_preflight.gpus import get_gpu
@@ -119,6 +120,11 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
         raise UsageProblem("no vLLM server found in the input")
     if per_deployment * len(deployments) > limit:
         raise UsageProblem(_too_many(per_deployment * len(deployments), limit, len(deployments)))
+    from vllm_preflight import model_files
+    from vllm_preflight.cli import hub_notice
+
+    model_files.start(deployments, offline, wait=True)  # each hub model read once, before workers fork
+    hub_notice()
     settings = cells.Settings(gpu, tuple(env), tuple(sorted(model_assume.items())), jobs, slim=fmt != "json")
     results = []
     for d in deployments:

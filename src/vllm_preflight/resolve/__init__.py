@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Sequence
 
+from vllm_preflight import model_files
 from vllm_preflight.gpus import DEFAULT_GPU, GPUS, Gpu
 from vllm_preflight.model import Assumption, Deployment, Event, Resolution, VllmError
 from vllm_preflight.modelfacts import TextConfigNotAConfig, model_facts
@@ -150,9 +151,12 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         hf_overrides = parsed.values.get("hf_overrides")
         speculators_format.serve_verifier(state, parsed, deployment.base_dir)  # a speculators checkpoint
         try:
-            facts, assumed = model_facts(engine.model_name(parsed), deployment.base_dir, model_assume or {},
+            name = engine.model_name(parsed)
+            facts, assumed = model_facts(name, deployment.base_dir, model_assume or {},
                                          experts_wanted=_experts_wanted(parsed, env),
-                                         hf_overrides=hf_overrides if isinstance(hf_overrides, dict) else None)
+                                         hf_overrides=hf_overrides if isinstance(hf_overrides, dict) else None,
+                                         request=model_files.request_of(name, parsed.values, env, deployment.base_dir,
+                                                                       release.key))
         except TextConfigNotAConfig:
             raise _text_config_refusal(release) from None
         result.assumptions.extend(assumed)

@@ -138,6 +138,7 @@ def apply(args: ParsedArgs, state: State, facts: ModelFacts) -> None:
         raise config_checks._field("ModelConfig", "override_generation_config", "Input should be a valid dictionary")
     multimodal_checks.model_arguments(state, v)  # ModelConfig's typed mm InitVars (before __post_init__)
     model_hooks.arch_config_convertor(state, facts)  # model_arch_config (0.14.0 config/model.py:498), before max_model_len
+    state.model_cfg["is_pooling"] = is_pooling  # the tokenizer's length caps a pooling model's (model_len)
     max_model_len = model_len.verify_max_len(state, facts, v.get("max_model_len"),
                                              bool(v.get("disable_sliding_window", False)), v.get("hf_overrides"))
     state.model_cfg.update({

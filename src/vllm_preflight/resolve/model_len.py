@@ -19,8 +19,9 @@ What changes across releases (each read in that release's vllm/config/model.py):
   0.30.0  YaRN (and deepseek_yarn, deepseek_llama_scaling) no longer scale: max_position_embeddings
           is taken as already scaled (before: original_max_position_embeddings * factor, and a
           KeyError when the RoPE parameters lack original_max_position_embeddings).
-The tokenizer's model_max_length (pooling models with absolute position embeddings) and a
-sentence-transformers `max_seq_length` are not read: a local config.json is all we see.
+The tokenizer's model_max_length caps a pooling model with absolute position embeddings (after
+the sliding window), and a sentence-transformers config's `max_seq_length` replaces the derived
+length (after RoPE scaling): both files are read beside config.json (vllm_preflight.model_files).
 """
 from __future__ import annotations
 
@@ -54,6 +55,17 @@ def _factor(text: str) -> Any:
     if text == "null":
         return "null"
     return float(text) if any(c in text for c in ".eE") else int(text)
+
+
+# Transformers 4's DeepseekV3Config casts the RoPE factor to float (vLLM maps deepseek_v32 to it
+# too): a derived length shows as `163840.0` (recorded on real 0.12.0 with DeepSeek-R1's config)
+_FLOAT_FACTOR_TYPES = ("deepseek_v3", "deepseek_v32")
+
+
+def _cast_factor(key_v: tuple, facts: ModelFacts, factor: Any) -> Any:
+    if isinstance(factor, int) and facts.text_model_type in _FLOAT_FACTOR_TYPES and not transformers_v5(key_v):
+        return float(factor)
+    return factor
 
 
 def transformers_v5(key_v: tuple) -> bool:
@@ -114,6 +126,7 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
     window = facts.sliding_window or None
     if disable_sliding_window and window is not None and window < derived:
         key, derived = "sliding_window", window
+    derived = _tokenizer_cap(state, facts, derived)  # (the 0.11 branch below shares this part)
     if derived == float("inf"):
         if user is not None:
             return user
@@ -131,7 +144,7 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
     if rope_type and "gemma3" not in facts.text_model_type:
         scaling: Any = 1.0
         if rope_type not in (_NOT_SCALED_030 if key_v >= (0, 30) else _NOT_SCALED_BEFORE_030):
-            factor = _factor(facts.rope_factor)
+            factor = _cast_factor(key_v, facts, _factor(facts.rope_factor))
             if factor is not None:
                 scaling = None if factor == "null" else factor
             if key_v >= (0, 18) and scaling is None:
@@ -145,6 +158,8 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
             raise Refusal("TypeError", f"unsupported operand type(s) for *=: '{type(derived).__name__}' and "
                           "'NoneType'")
         derived *= scaling
+    if facts.encoder_max_seq_length:  # a sentence-transformers config's length replaces the derived one
+        derived = facts.encoder_max_seq_length
     if user is None or (user == -1 and key_v >= (0, 14)):
         if rope_type == "longrope":
             return int(facts.original_max_position_embeddings or derived)
@@ -154,6 +169,15 @@ def _derive(state: State, facts: ModelFacts, user: int | None, disable_sliding_w
         if mml is None or user > mml:
             _too_long(state, user, key, derived, mml)
     return int(user)
+
+
+def _tokenizer_cap(state: State, facts: ModelFacts, derived: Any) -> Any:
+    """A pooling model with absolute position embeddings is capped by its tokenizer's
+    model_max_length (get_and_verify_max_len reads tokenizer_config.json only then)."""
+    cap = facts.tokenizer_model_max_length
+    if cap and state.model_cfg.get("is_pooling") and facts.config_value("position_embedding_type") == "absolute":
+        return min(derived, cap)
+    return derived
 
 
 def _derive_0_11(state: State, facts: ModelFacts, user: int | None, disable_sliding_window: bool,
@@ -171,7 +195,7 @@ def _derive_0_11(state: State, facts: ModelFacts, user: int | None, disable_slid
         if disable_sliding_window:
             raise Refusal("NotImplementedError", "Disabling sliding window is not supported for models with "
                           "rope_scaling. Please raise an issue so we can investigate.")
-        factor = _factor(facts.rope_factor)
+        factor = _cast_factor(state.release.key, facts, _factor(facts.rope_factor))
         scaling: Any = 1.0 if factor is None else None if factor == "null" else factor
         if rope_type == "yarn":
             derived = _yarn_original(state.release.key, facts)
@@ -179,6 +203,8 @@ def _derive_0_11(state: State, facts: ModelFacts, user: int | None, disable_slid
             raise Refusal("TypeError", f"unsupported operand type(s) for *=: '{type(derived).__name__}' and "
                           "'NoneType'")
         derived *= scaling
+    if facts.encoder_max_seq_length:  # as from 0.12.0 (the sentence-transformers rule predates 0.11)
+        derived = facts.encoder_max_seq_length
     if user is None:
         if scaled and rope_type == "longrope" and state.release.key >= (0, 11, 1):
             return int(facts.original_max_position_embeddings or derived)

@@ -128,6 +128,13 @@ def draft_facts(state: State, model: str) -> tuple[ModelFacts | None, str]:
 
     path = os.path.normpath(model if os.path.isabs(model) else os.path.join(state.base_dir or os.getcwd(), model))
     facts = _facts_from_file(os.path.join(path, "config.json"))
+    where = f"draft config read from {os.path.join(path, 'config.json')}"
+    if facts is None and not os.path.lexists(path):  # a hub id: its cached or fetched config.json
+        from vllm_preflight.modelfacts import facts_of_dict, local_config
+
+        cfg = local_config(model, state.base_dir)
+        facts = facts_of_dict(cfg)[0] if cfg is not None else None
+        where = "draft config read from the Hugging Face cache or the Hub"
     if facts is not None and facts.raw_config is not None and speculators_format.is_speculators(facts.raw_config):
         # a speculators-format checkpoint: its hf config is SpeculatorsConfig's (0.12.0 config.py:126)
         from vllm_preflight.modelfacts import facts_from_config
@@ -137,7 +144,7 @@ def draft_facts(state: State, model: str) -> tuple[ModelFacts | None, str]:
         except Refusal as r:  # raised inside SpeculativeConfig.__post_init__: a ValueError is wrapped
             raise (_pyd(r.message) if r.type == "ValueError" else r) from None
     if facts is not None:
-        return facts, f"draft config read from {os.path.join(path, 'config.json')}"
+        return facts, where
     if model in KNOWN_MODELS:
         return KNOWN_MODELS[model], "draft config from the table of well-known hub models"
     return None, "no config.json there and not in the built-in table"

@@ -264,7 +264,7 @@ def serve_verifier(state: State, parsed: Any, base_dir: str | None) -> None:
     """create_engine_config's first step: when the served model is a speculators-format
     checkpoint (a local folder whose config.json holds `speculators_config`), serve its verifier
     with the checkpoint as the draft (`parsed` gets the new model and speculative config). A hub
-    id is not read (the built-in table holds no speculators checkpoint): nothing changes."""
+    id's config.json is read from the cache or the Hub (modelfacts.local_config)."""
     from vllm_preflight.modelfacts import local_config, path_exists
     from vllm_preflight.resolve.engine import model_name
 
