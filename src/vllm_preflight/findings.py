@@ -85,7 +85,8 @@ RULES: dict[str, Rule] = {r.code: r for r in (
     Rule("VP130", "model-files-not-read", "warning",
          "The model's own files could not be read (a gated or missing Hub repo, no network, a timeout, a file "
          "over the size limit, or a source the tool does not read: GGUF, ModelScope, object storage); its facts "
-         "come from the built-in table or a stated guess.",
+         "come from the built-in table (then an info finding: the table holds the model's config.json keys) or a "
+         "stated guess.",
          why="vLLM builds its config from the model's config.json (quantization_config, text_config, experts, MLA, "
              "hybrid layers, context length) and from hf_quant_config.json and the tokenizer's files; facts the "
              "tool could not read may not be the ones vLLM sees on the node. A gated or missing repo, or no "

@@ -292,16 +292,18 @@ def findings_of(result: Any) -> list:
     from vllm_preflight.modelfacts import FILES_FACT
 
     where = result.deployment.location if result.deployment is not None else None
-    return [Finding("VP130", f"model files not read: {a.source}; resolved with "
-                             f"{_fallback(result)}", where)
+    from_table = _from_table(result)
+    # the table holds the model's own config.json keys: only a guess is worth a warning
+    fallback = ("the built-in table's facts" if from_table
+                else "a stated guess (see the model.is_moe assumption and depends_on)")
+    return [Finding("VP130", f"model files not read: {a.source}; resolved with {fallback}", where,
+                    severity="info" if from_table else "")
             for a in result.assumptions if a.fact == FILES_FACT][:1]
 
 
-def _fallback(result: Any) -> str:
+def _from_table(result: Any) -> bool:
     model = next((a for a in result.assumptions if a.fact == "model"), None)
-    if model is not None and "table of well-known" in str(model.source):
-        return "the built-in table's facts"
-    return "a stated guess (see the model.is_moe assumption and depends_on)"
+    return model is not None and "table of well-known" in str(model.source)
 
 
 __all__ = ["ModelFiles", "ModelRequest", "begin_run", "fetched", "find", "findings_of", "offline", "prefetch",
