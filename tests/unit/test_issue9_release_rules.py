@@ -7,9 +7,9 @@ import pytest
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import SUPPORTED, get_release
+from vllm_preflight.releases.runtime_rules import V2_RUNNER_DEFAULT_FIRST
 from vllm_preflight.resolve import resolve
-from vllm_preflight.runtime import runtime_rules
-from vllm_preflight.runtime.rules import V2_RUNNER_DEFAULT_FIRST
+from vllm_preflight.resolve.runtime import runtime_rules
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 MIXTRAL = "mistralai/Mixtral-8x7B-Instruct-v0.1"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from vllm_preflight.api import check_inputs
 from vllm_preflight.model import Assumption, Resolution, VllmError
+from vllm_preflight.model_kind import model_kind_dependence
 from vllm_preflight.modelfacts import KNOWN_MODELS, facts_from_config, model_facts
-from vllm_preflight.resolve.model_kind import model_kind_dependence
 
 DATA = Path(__file__).resolve().parents[2] / "src" / "vllm_preflight" / "releases" / "data" / "models.json"
 

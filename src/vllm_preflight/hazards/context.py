@@ -106,15 +106,14 @@ class Context:
 
 
 def captures_graphs(result) -> bool:
-    """Whether vLLM captures any CUDA graph for a resolved result (verify's plan decides)."""
-    from vllm_preflight.verify.outcome import ConfigProblem
-    from vllm_preflight.verify.plan import plan_from_resolved
+    """Whether vLLM captures any CUDA graph for a resolved result (the capture plan decides)."""
+    from vllm_preflight.capture.plan import PlanProblem, plan_from_resolved
 
     if result.resolved is None:
         return False
     try:
         return not plan_from_resolved(result.resolved, result.vllm_version).nothing_captured
-    except ConfigProblem:
+    except PlanProblem:
         return False
 
 

@@ -7,8 +7,6 @@ vllm/engine/arg_utils.py and vllm/utils/argparse_utils.py.
 """
 from __future__ import annotations
 
-from vllm_preflight.releases.optimization_levels import levels
-
 _FUSION_NOOP_NORM = "Fusion enabled but reshape elimination disabled. RMSNorm/SiluMul + quant (fp8) fusion might not work"
 _FUSION_NOOP_ATTN = "Fusion enabled but reshape elimination disabled. Attention + quant (fp8) fusion might not work"
 _FUSION_NOOP_ALLREDUCE = ("Fusion enabled but reshape elimination disabled. Allreduce + rms norm + quant (fp8) "
@@ -129,7 +127,7 @@ CHANGES: list[tuple[str, dict]] = [
         "torch_has_inductor_partition": False,
         "attn_fusion_name": "enable_attn_fusion", "sp_name": "enable_sequence_parallelism",
         "async_tp_name": "enable_async_tp", "sp_rms_norm": "always",
-        "has_optimization_level": False, "optimization_level_defaults": None,
+        "has_optimization_level": False,
         # engine
         "all2all_env": "only", "all2all_env_override_warning": "",
         "cuda_graph_sizes_style": "scheduler",
@@ -202,7 +200,7 @@ CHANGES: list[tuple[str, dict]] = [
             (("fuse_allreduce_rms",), _FUSION_NOOP_ALLREDUCE))),
         "attn_fusion_name": "fuse_attn_quant", "sp_name": "enable_sp", "async_tp_name": "fuse_gemm_comms",
         "sp_rms_norm": "unless_disabled",
-        "has_optimization_level": True, "optimization_level_defaults": levels,
+        "has_optimization_level": True,
         "splitting_ops_empty_without_compile": True, "pcp_override": True,
     }),
     ("0.13.0", {

@@ -169,7 +169,7 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         if serve_mode is not None:
             serve_checks.after_engine(state, parsed.values, serve_mode)
         result.resolved = resolved_view(state)
-        from vllm_preflight.runtime import runtime_stage  # the model runner's stage, after config time
+        from vllm_preflight.resolve.runtime import runtime_stage  # the model runner's stage, after config time
 
         result.resolved["runtime"] = runtime_stage(state, parsed.values)
     except Refusal as r:

@@ -487,7 +487,7 @@ def _async_spec_refused(state: State) -> str | None:
 def async_scheduling_checks(state: State, values: dict) -> None:
     """Async scheduling asked for explicitly: hard failures in VllmConfig.__post_init__ (PP, then
     the speculative method; 0.33.0: only on the V1 runner, the method first)."""
-    from vllm_preflight.runtime import note_v2_features
+    from vllm_preflight.resolve.runtime import note_v2_features
 
     note_v2_features(state, values)  # what the V2 runner lacks, for use_v2_model_runner/validate_v2_runner
     if not values.get("async_scheduling"):
@@ -590,8 +590,8 @@ def validate_v2_runner(state: State) -> None:
     prefix = state.release.rules.get("v2_validate_message")
     if not prefix:
         return
+    from vllm_preflight.resolve.runtime import _v2_unsupported, runtime_rules
     from vllm_preflight.resolve.steps.cudagraph_mode import _uses_v2_runner
-    from vllm_preflight.runtime import _v2_unsupported, runtime_rules
 
     if not _uses_v2_runner(state):
         return

@@ -16,13 +16,10 @@ come from config.json (`ModelFacts.config_value`).
 """
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
-from vllm_preflight.releases.versions import value_since, version_key
+from vllm_preflight.releases.architectures import MAMBA_ARCHS, registry_is_hybrid
 from vllm_preflight.resolve.state import Refusal, State, option_json, validation_error
 
 Values = dict[str, Any]
@@ -135,7 +132,7 @@ def qwen4_exp(state: State, values: Values) -> None:
 # MiniMaxForCausalLM / MiniMaxM1ForCausalLM aliases of MiniMaxText01's class) get
 # FULL_AND_PIECEWISE when no mode is set, except these two (by registered name,
 # 0.11.0 model_executor/models/config.py:301-304)
-_MAMBA_ARCHS = frozenset({"MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM"})
+_MAMBA_ARCHS = MAMBA_ARCHS
 _NO_FULL_GRAPHS_0_11 = ("Lfm2ForCausalLM", "MiniMaxText01ForCausalLM")
 
 
@@ -151,20 +148,6 @@ def mamba_0_11(state: State, values: Values) -> None:
     state.set("cc.cudagraph_mode", "FULL_AND_PIECEWISE", "model_hooks.mamba", msg)
 
 
-# the hybrid architectures of 0.32.0+ as listed before the per-release data (runtime's
-# has_inner_state still reads this list; the mamba hook asks `_is_hybrid`)
-_HYBRID_ARCHS = frozenset({
-    "AliceAIForCausalLM", "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM",
-    "BailingMoeV3VLForConditionalGeneration", "ClefFlashForJointSchema", "ColBERTLfm2Model", "ColQwen3_5",
-    "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "InternS2MobiusForConditionalGeneration",
-    "InternS2PreviewForConditionalGeneration", "JambaForCausalLM", "JambaForSequenceClassification",
-    "Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "Lfm2VlForConditionalGeneration", "MiniCPMOcrForConditionalGeneration",
-    "MiniCPMV4_6ForConditionalGeneration", "MiniCPMV4_7ForConditionalGeneration", "NemotronHForCausalLM",
-    "NemotronHPuzzleForCausalLM", "NemotronH_Nano_Omni_Reasoning_V3", "NemotronH_Nano_VL_V2",
-    "NemotronH_Omni_Reasoning_V3", "NemotronH_Super_Omni_Reasoning_V3", "OlmoHybridForCausalLM",
-    "Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
-    "Qwen3_5MoeForConditionalGeneration", "Qwen4ExpForCausalLM", "Qwen4ExpForConditionalGeneration",
-    "Zamba2ForCausalLM"})
 # the assert's text, by first release
 _MAMBA_CHUNKED_MESSAGES = (((0, 15, 0), "Chunked prefill is required for mamba cache mode 'align'."),
                            ((0, 33, 0), "Chunked prefill is required for Mamba prefix caching."))
@@ -174,24 +157,13 @@ _MAMBA_CHUNKED_MESSAGES = (((0, 15, 0), "Chunked prefill is required for mamba c
 _BAMBA = {"BambaForCausalLM": (0, 24, 0)}
 
 
-@lru_cache(maxsize=1)
-def _hybrid_runs() -> dict[str, list[tuple[tuple, bool]]]:
-    """releases/data/hybrid_archs.json (tools/extract_hybrid_archs.py): per architecture, the
-    releases where the registry's `is_hybrid` answer changes (null: not registered)."""
-    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "releases", "data", "hybrid_archs.json")
-    with open(path) as f:
-        raw = json.load(f)
-    return {arch: sorted((version_key(v), bool(val)) for v, val in runs.items())
-            for arch, runs in raw["archs"].items()}
-
-
 def _is_hybrid(state: State, arch: str) -> bool:
     """ModelConfig.is_hybrid: the class is IsHybrid in this release's registry, unless the
     config's layer_types are all attention (0.11.1+: "attention"; 0.29.0+ also "full_attention").
     Transformers 5 (the releases of model_len.transformers_v5) renames the legacy layer types
     as it loads the config ("attention" -> "full_attention"), so 0.20.0-0.28.x see a legacy
     all-"attention" list as hybrid (real 0.28.0 does; 0.33.0 does not)."""
-    if not value_since(_hybrid_runs().get(arch, ()), state.release.key, False):
+    if not registry_is_hybrid(state.release.key, arch):
         return False
     if _since(state, _SINCE["hybrid_layer_types_check"]) and state.model is not None:
         from vllm_preflight.resolve.model_len import transformers_v5

@@ -526,7 +526,7 @@ def _cp_interleave(state: State, values: dict) -> None:
                       once=True)
         block = values.get("block_size")
         if block is None and state.model is not None and not state.model.is_mla:
-            from vllm_preflight.runtime import _has_inner_state
+            from vllm_preflight.resolve.runtime import _has_inner_state
 
             block = None if _has_inner_state(state) else 16
         if isinstance(block, int) and isinstance(cp, int) and cp > 0 and not (cp <= block and block % cp == 0):

@@ -202,7 +202,7 @@ def _dynamic_sd_off(state: State, rule: str, msg: str) -> None:
 
 def _model_runner(state: State) -> str:
     """V1 or V2, as the runtime stage decides it (env, the release's default, architectures)."""
-    from vllm_preflight.runtime import _runner
-    from vllm_preflight.runtime.rules import runtime_rules
+    from vllm_preflight.releases.runtime_rules import runtime_rules
+    from vllm_preflight.resolve.runtime import _runner
 
     return _runner(state, runtime_rules(state.release.version), [])

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from vllm_preflight.resolve.state import State
 from vllm_preflight.resolve.steps.common import _breakable, _cg, _event, _mode, _mode_field
+from vllm_preflight.resolve.steps.level_defaults import levels
 
 
 def enforce_eager_level(state: State) -> None:
@@ -100,7 +101,7 @@ def optimization_level_defaults(state: State) -> None:
     """0.12.0+: fill fields the user left unset from the -O level's table."""
     level = state.optimization_level or 0
     rule, reason = _LEVEL_RULES[level]
-    for path, value in state.release.optimization_level_defaults(state, level):
+    for path, value in levels(state, level):
         state.set(path, value, rule, reason, "debug")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from vllm_preflight.differences import outcome_differences
 from vllm_preflight.findings import Finding
 from vllm_preflight.model import Resolution
 from vllm_preflight.modelfacts import UNKNOWN_MODEL
@@ -27,8 +28,6 @@ def model_kind_dependence(result: Resolution, resolve_as_moe: Callable[[], Resol
     differently as MoE; ([], []) otherwise."""
     if not assumed_dense(result):
         return [], []
-    from vllm_preflight.load.bind import outcome_differences
-
     other = resolve_as_moe()
     diffs = outcome_differences(result, other, set())
     if not diffs:

@@ -1,7 +1,8 @@
 """From vLLM's resolved settings to what verify has to prove (pure Python, no torch).
 
-`plan_from_resolved` is the seam between the resolver and verify: it reads only the resolved
-dict (see `api.check_inputs`) and says which CUDA graphs vLLM would capture — piecewise pieces
+`plan_from_resolved` is the seam between the resolver and what reads its outcome (the hazard
+rules of `check`, and `verify`): it reads only the resolved dict (see `api.check_inputs`) and
+says which CUDA graphs vLLM would capture — piecewise pieces
 between split ops, and/or one FULL graph around the whole forward — and which MoE protocol runs
 behind `moe_forward` (DeepEP high-throughput, or a capturable all2all / no all2all at all).
 """
@@ -9,14 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vllm_preflight.verify.outcome import ConfigProblem
-
 COMPILE_MODES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE")
 CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 HT_BACKEND = "deepep_high_throughput"
 # The last release that matched splitting ops by `str(node.target)` (dotted names); 0.11.1 moved
-# to comparing qualified names `ns::name[.overload]` (partition_rules.should_split); see split.py.
+# to comparing qualified names `ns::name[.overload]` (partition_rules.should_split); see verify/split.py.
 LAST_NAME_MATCHING_RELEASE = (0, 11, 0)
+
+
+class PlanProblem(ValueError):
+    """The resolved settings cannot be read as a capture plan (verify reports it as a config
+    problem, exit 2; the hazard rules as nothing captured)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class VerifyPlan:
 def _enum(value, names: tuple[str, ...], what: str) -> str:
     """Accept the enum's name in any case, `Enum.NAME`, or its int value (vLLM accepts all three)."""
     if isinstance(value, bool):
-        raise ConfigProblem(f"resolved {what} is not a mode: {value!r}")
+        raise PlanProblem(f"resolved {what} is not a mode: {value!r}")
     if isinstance(value, int):
         if 0 <= value < len(names):
             return names[value]
@@ -75,7 +79,7 @@ def _enum(value, names: tuple[str, ...], what: str) -> str:
             return text
         if text.isdigit() and int(text) < len(names):
             return names[int(text)]
-    raise ConfigProblem(f"resolved {what} {value!r} is not one of {', '.join(names)}")
+    raise PlanProblem(f"resolved {what} {value!r} is not one of {', '.join(names)}")
 
 
 def _version_tuple(version: str) -> tuple[int, ...] | None:
@@ -93,13 +97,13 @@ def name_matching_for(vllm_version: str) -> str:
 
 
 def plan_from_resolved(resolved: dict, vllm_version: str = "") -> VerifyPlan:
-    """The graphs vLLM captures for these settings. Raises ConfigProblem on a malformed dict."""
+    """The graphs vLLM captures for these settings. Raises PlanProblem on a malformed dict."""
     if not isinstance(resolved, dict):
-        raise ConfigProblem("no resolved settings to verify")
+        raise PlanProblem("no resolved settings to verify")
     cc = resolved.get("compilation_config")
     pc = resolved.get("parallel_config")
     if not isinstance(cc, dict) or not isinstance(pc, dict):
-        raise ConfigProblem("resolved settings lack compilation_config or parallel_config")
+        raise PlanProblem("resolved settings lack compilation_config or parallel_config")
     notes: list[str] = []
     mode = _enum(cc.get("mode", "NONE"), COMPILE_MODES, "compilation mode")
     # what the model runner captures: the runtime stage's mode where it ran (check's hazards read the same)
@@ -121,7 +125,7 @@ def plan_from_resolved(resolved: dict, vllm_version: str = "") -> VerifyPlan:
     if ops is None:
         ops = []
     if not isinstance(ops, (list, tuple)) or not all(isinstance(o, str) for o in ops):
-        raise ConfigProblem(f"resolved splitting_ops is not a list of op names: {ops!r}")
+        raise PlanProblem(f"resolved splitting_ops is not a list of op names: {ops!r}")
     if mode != "VLLM_COMPILE" and ops:
         notes.append(f"splitting_ops are not used with compile mode {mode}")
 
@@ -129,9 +133,9 @@ def plan_from_resolved(resolved: dict, vllm_version: str = "") -> VerifyPlan:
     try:
         sizes = sorted({int(s) for s in sizes})
     except (TypeError, ValueError):
-        raise ConfigProblem(f"resolved cudagraph_capture_sizes is not a list of ints: {sizes!r}") from None
+        raise PlanProblem(f"resolved cudagraph_capture_sizes is not a list of ints: {sizes!r}") from None
     if any(s <= 0 for s in sizes):
-        raise ConfigProblem(f"resolved cudagraph_capture_sizes holds a size <= 0: {sizes}")
+        raise PlanProblem(f"resolved cudagraph_capture_sizes holds a size <= 0: {sizes}")
     if cg != "NONE" and not sizes:
         notes.append(f"cudagraph_mode {cg} but no capture sizes: vLLM captures nothing")
 
@@ -139,7 +143,7 @@ def plan_from_resolved(resolved: dict, vllm_version: str = "") -> VerifyPlan:
     try:
         dp = int(pc.get("data_parallel_size") or 1)
     except (TypeError, ValueError):
-        raise ConfigProblem(f"resolved data_parallel_size is not an int: {pc.get('data_parallel_size')!r}") from None
+        raise PlanProblem(f"resolved data_parallel_size is not an int: {pc.get('data_parallel_size')!r}") from None
     ep = bool(pc.get("enable_expert_parallel"))
     # vLLM routes MoE tokens through the all2all backend only with DP > 1 and expert parallelism.
     protocol = "deepep_ht" if backend == HT_BACKEND and dp > 1 and ep else "capturable"

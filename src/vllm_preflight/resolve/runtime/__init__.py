@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
+from vllm_preflight.releases.architectures import MAMBA_ARCHS, registry_is_hybrid
+from vllm_preflight.releases.layers import CHUNKED_LOCAL_SIZE, FIXED_BACKENDS, layers_for
+from vllm_preflight.releases.runtime_rules import RuntimeRules, runtime_rules
 from vllm_preflight.resolve.modes import has_full_cudagraphs
+from vllm_preflight.resolve.runtime import backends
+from vllm_preflight.resolve.runtime.lowering import RANK, LowerInput, lower, mamba_blocks_message
 from vllm_preflight.resolve.state import option_json
-from vllm_preflight.runtime import backends
-from vllm_preflight.runtime.lowering import RANK, LowerInput, lower, mamba_blocks_message
-from vllm_preflight.runtime.models import CHUNKED_LOCAL_SIZE, FIXED_BACKENDS, layers_for
-from vllm_preflight.runtime.rules import RuntimeRules, runtime_rules
 
 __all__ = ["runtime_rules", "runtime_stage"]
 
@@ -118,11 +119,10 @@ def _minimum(groups, r: RuntimeRules) -> tuple[str, str | None]:
 
 
 def _has_inner_state(state) -> bool:
-    """ModelConfig.has_inner_state: a Mamba-like (attention-free) or hybrid model."""
-    from vllm_preflight.resolve.model_hooks import _HYBRID_ARCHS, _MAMBA_ARCHS
-
+    """ModelConfig.has_inner_state: a Mamba-like (attention-free) or hybrid class in this
+    release's registry."""
     arch = state.model.architecture
-    if arch in _MAMBA_ARCHS or arch in _HYBRID_ARCHS:
+    if arch in MAMBA_ARCHS or registry_is_hybrid(state.release.key, arch):
         return True
     layers, _ = layers_for(arch, state.model.is_mla, bool(state.model_cfg.get("is_pooling")))
     return any(k in _MAMBA_LIKE for k in layers.extra)
