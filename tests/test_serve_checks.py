@@ -9,7 +9,7 @@ from pathlib import Path
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.serve_checks import registered
+from vllm_preflight.resolve.serve.serve import registered
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "src" / "vllm_preflight" / "releases" / "data"

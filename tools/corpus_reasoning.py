@@ -19,7 +19,7 @@ def reasoning_parser(v: tuple) -> Pool:
     """Registered think-token parsers, misspelt, miscased and unknown names, `none` in three
     cases (no parser from 0.33.0, an unknown name before), with a dense and an MoE model's flags."""
     from vllm_preflight.releases import get_release
-    from vllm_preflight.resolve.serve_checks import registered
+    from vllm_preflight.resolve.serve.serve import registered
 
     names = registered(get_release(".".join(map(str, v))).version, "reasoning") or []
     model = "reasoning-llama-think"

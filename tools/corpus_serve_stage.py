@@ -18,7 +18,7 @@ def serve_stage(v: tuple) -> Pool:
     multi-port external LB (0.22.0+), per-request metrics (0.25.0+), SSE keep-alive (0.29.0+),
     the gRPC port (0.32.0+) and the reasoning-effort map (0.33.0+)."""
     from vllm_preflight.releases import get_release
-    from vllm_preflight.resolve.serve_checks import registered
+    from vllm_preflight.resolve.serve.serve import registered
 
     version = get_release(".".join(map(str, v))).version
     tools = registered(version, "tool") or []

@@ -19,7 +19,7 @@ SC = "--speculative-config"
 
 
 def _recorded(v: tuple, key: str) -> bool:
-    from vllm_preflight.resolve.config_checks import _all_facts
+    from vllm_preflight.resolve.vllm_config.config_checks import _all_facts
 
     return bool((_all_facts().get(".".join(map(str, v))) or {}).get(key))
 
@@ -31,8 +31,8 @@ def _methods_recorded(v: tuple) -> bool:
 def _types(v: tuple) -> tuple[str, ...]:
     from vllm_preflight.gpus import DEFAULT_GPU, GPUS
     from vllm_preflight.releases import get_release
-    from vllm_preflight.resolve import speculators_format
-    from vllm_preflight.resolve.state import State
+    from vllm_preflight.resolve.engine import speculators as speculators_format
+    from vllm_preflight.resolve.base.state import State
 
     return speculators_format._rules(State(release=get_release(".".join(map(str, v))), gpu=GPUS[DEFAULT_GPU],
                                            env={}, model=None))["types"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vllm_preflight.resolve.dynamic_sd import dense_lookup, scheduler_refusal
+from vllm_preflight.resolve.speculative.dynamic_sd import dense_lookup, scheduler_refusal
 
 DATA = Path(__file__).parent / "scheduler" / "dynamic_sd-0.33.0.jsonl"  # not golden cases: kept out of data/
 CASES = [json.loads(line) for line in DATA.read_text().splitlines()]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.dynamic_sd import decode_tiers, dense_lookup
+from vllm_preflight.resolve.speculative.dynamic_sd import decode_tiers, dense_lookup
 
 MODEL = str(Path(__file__).resolve().parents[1] / "fixtures" / "models" / "llama-dense")
 TIERS = [[1, 16, 2], [17, 1024, 1]]

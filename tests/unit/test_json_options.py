@@ -22,8 +22,8 @@ from compare import MODELS
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import get_release
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.json_options import _data, class_of, problem
-from vllm_preflight.resolve.state import State
+from vllm_preflight.resolve.parser.json_options import _data, class_of, problem
+from vllm_preflight.resolve.base.state import State
 
 
 def _py_type(t: Any, built: dict) -> Any:

@@ -18,7 +18,7 @@ import pytest
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import architectures
-from vllm_preflight.resolve import multimodal_checks as mmc
+from vllm_preflight.resolve.model import multimodal as mmc
 from vllm_preflight.resolve import resolve
 
 MODELS = Path(__file__).resolve().parents[1] / "fixtures" / "models"

@@ -9,7 +9,7 @@ import pytest
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.modelfacts import facts_from_config
-from vllm_preflight.resolve import quantization as Q
+from vllm_preflight.resolve.model import quantization as Q
 from vllm_preflight.resolve import resolve
 
 MODELS = Path(__file__).resolve().parents[1] / "fixtures" / "models"

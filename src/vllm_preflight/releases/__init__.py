@@ -29,6 +29,14 @@ PR29558_BASE = "0.12.0"
 DATA = Path(__file__).parent / "data"
 
 
+@cache
+def data_file(name: str) -> Any:
+    """A recorded data file of releases/data/, read once per process (the resolver's tables
+    are built from these; it never opens them itself)."""
+    with open(DATA / name) as f:
+        return json.load(f)
+
+
 
 # ---------------------------------------------------------------- option tables
 @dataclass(frozen=True)

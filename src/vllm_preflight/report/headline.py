@@ -1,7 +1,7 @@
 """One-line outcome of a resolution, in the words a deployer needs."""
 from __future__ import annotations
 
-from vllm_preflight.resolve.steps import MOE_OPS
+from vllm_preflight.resolve.vllm_config.steps import MOE_OPS
 
 
 def headline(res) -> str:

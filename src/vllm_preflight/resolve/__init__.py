@@ -15,10 +15,15 @@ from vllm_preflight.gpus import DEFAULT_GPU, GPUS, Gpu
 from vllm_preflight.model import Assumption, Deployment, Event, Resolution, VllmError
 from vllm_preflight.modelfacts import TextConfigNotAConfig, model_facts
 from vllm_preflight.releases import PR29558, Release, get_release
-from vllm_preflight.resolve import argv as argv_mod
-from vllm_preflight.resolve import engine, reasoning_config, serve_checks, speculators_format, steps, subconfig_checks
-from vllm_preflight.resolve.state import Refusal, State
-from vllm_preflight.resolve.vllm_config_checks import after_capture_sizes
+from vllm_preflight.resolve.base.state import Refusal, State
+from vllm_preflight.resolve.config import reasoning as reasoning_config
+from vllm_preflight.resolve.config import subconfigs as subconfig_checks
+from vllm_preflight.resolve.engine import create_engine_config as engine
+from vllm_preflight.resolve.engine import speculators as speculators_format
+from vllm_preflight.resolve.parser import argument_parser as argv_mod
+from vllm_preflight.resolve.serve import serve as serve_checks
+from vllm_preflight.resolve.vllm_config import steps
+from vllm_preflight.resolve.vllm_config.post_init import after_capture_sizes
 
 SERVE_WORDS = ("serve",)
 
@@ -162,7 +167,7 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         steps.run(state, after={"cudagraph_sizes": lambda: after_capture_sizes(state, parsed.values)})
         subconfig_checks.kernel_platform_defaults(state, parsed.values)  # VllmConfig.__post_init__ (0.29.0+)
         subconfig_checks.kv_offloading(state, parsed.values)  # the end of VllmConfig.__post_init__ (0.11.1-0.13.x)
-        from vllm_preflight.resolve.config_checks import kv_connector_check_full_graphs
+        from vllm_preflight.resolve.vllm_config.config_checks import kv_connector_check_full_graphs
 
         kv_connector_check_full_graphs(state, parsed.values, state.assumptions)
         reasoning_config.check(state, parsed.values, plugin_imported=serve_mode is not None)
@@ -177,7 +182,7 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
     except json.JSONDecodeError as e:  # a JSON value vLLM itself would choke on
         result.vllm_error = VllmError("JSONDecodeError", str(e))
     result.assumptions.extend(state.assumptions)
-    from vllm_preflight.resolve.config_checks import not_checked
+    from vllm_preflight.resolve.vllm_config.config_checks import not_checked
 
     result.assumptions.extend(not_checked())
     result.events = state.events + _log_events(state)
@@ -192,7 +197,7 @@ def resolve_configs(target: str, *, compilation_config: dict | None = None,
                     optimization_level: int | None = None, source: str = "VllmConfig(...)") -> Resolution:
     """`VllmConfig(compilation_config=..., parallel_config=...)` without a model, as vLLM's
     own unit tests build it: config errors reach the caller as pydantic ValidationErrors."""
-    from vllm_preflight.resolve import compilation_config as cc_mod
+    from vllm_preflight.resolve.compilation import compilation_config as cc_mod
 
     release = get_release(target)
     state = State(release=release, gpu=GPUS[DEFAULT_GPU], env=dict(env or {}), model=None)

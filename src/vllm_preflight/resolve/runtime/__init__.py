@@ -16,10 +16,10 @@ from functools import cache
 from vllm_preflight.releases.architectures import MAMBA_ARCHS, registry_is_hybrid
 from vllm_preflight.releases.layers import CHUNKED_LOCAL_SIZE, FIXED_BACKENDS, layers_for
 from vllm_preflight.releases.runtime_rules import RuntimeRules, runtime_rules
-from vllm_preflight.resolve.modes import has_full_cudagraphs
+from vllm_preflight.resolve.base.modes import has_full_cudagraphs
+from vllm_preflight.resolve.base.state import option_json
 from vllm_preflight.resolve.runtime import backends
 from vllm_preflight.resolve.runtime.lowering import RANK, LowerInput, lower, mamba_blocks_message
-from vllm_preflight.resolve.state import option_json
 
 __all__ = ["runtime_rules", "runtime_stage"]
 
@@ -130,7 +130,7 @@ def _has_inner_state(state) -> bool:
 
 def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
     """The features of this config that the release's Model Runner V2 lacks, as vLLM names them."""
-    from vllm_preflight.resolve.steps.checks import use_ubatching
+    from vllm_preflight.resolve.vllm_config.steps.checks import use_ubatching
 
     par, out = state.parallel, []
     flags = state.model_cfg.get("v2_features", ())
@@ -251,7 +251,7 @@ def _runner(state, r: RuntimeRules, events: list) -> str:
         return "V2" if env else "V1"
     if r.v2_runner == "opt_in":
         return "V1"
-    from vllm_preflight.resolve.draft_features import forces_v2  # diffusion, DFlash drafts (0.24.0-0.28.0)
+    from vllm_preflight.resolve.speculative.draft_features import forces_v2  # diffusion, DFlash drafts (0.24.0-0.28.0)
 
     if ("pcp" in r.v2_force and (state.parallel.get("prefill_context_parallel_size") or 1) > 1) \
             or ("dspark" in r.v2_force and (state.speculative_method_resolved or state.speculative_method) == "dspark") \
@@ -395,7 +395,7 @@ def runtime_stage(state, values: dict) -> dict:
 def _scheduler_refusal(state) -> dict | None:
     """The engine builds its scheduler after the KV cache: a dynamic speculative-decoding schedule
     still on after config time (resolve/dynamic_sd.py) is validated there, after the weights load."""
-    from vllm_preflight.resolve.dynamic_sd import scheduler_refusal
+    from vllm_preflight.resolve.speculative.dynamic_sd import scheduler_refusal
 
     schedule = state.dynamic_sd_schedule
     if not schedule:  # None, or an empty list the scheduler skips (`if ...per_batch_size:`)

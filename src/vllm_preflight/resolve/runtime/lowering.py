@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vllm_preflight.resolve.modes import decode_mode, has_full_cudagraphs, mixed_mode, separate_routine
+from vllm_preflight.resolve.base.modes import decode_mode, has_full_cudagraphs, mixed_mode, separate_routine
 
 LEVELS = ("NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS")
 RANK = {name: i for i, name in enumerate(LEVELS)}
