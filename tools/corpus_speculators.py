@@ -31,8 +31,8 @@ def _methods_recorded(v: tuple) -> bool:
 def _types(v: tuple) -> tuple[str, ...]:
     from vllm_preflight.gpus import DEFAULT_GPU, GPUS
     from vllm_preflight.releases import get_release
-    from vllm_preflight.resolve.engine import speculators as speculators_format
     from vllm_preflight.resolve.base.state import State
+    from vllm_preflight.resolve.engine import speculators as speculators_format
 
     return speculators_format._rules(State(release=get_release(".".join(map(str, v))), gpu=GPUS[DEFAULT_GPU],
                                            env={}, model=None))["types"]
