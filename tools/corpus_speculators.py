@@ -19,7 +19,7 @@ SC = "--speculative-config"
 
 
 def _recorded(v: tuple, key: str) -> bool:
-    from vllm_preflight.resolve.vllm_config.config_checks import _all_facts
+    from vllm_preflight.resolve.base.value_facts import _all_facts
 
     return bool((_all_facts().get(".".join(map(str, v))) or {}).get(key))
 
@@ -90,7 +90,7 @@ def speculators(v: tuple) -> Pool:
     pool.append(("llama-dense", [SC, draft % "spec-fmt-eagle"], {}))
     if not _methods_recorded(v):
         # a type that is no SpeculativeConfig method fails its literal check, whose message lists the
-        # release's methods: releases without that list recorded (config_checks.value_facts) leave it out
+        # release's methods: releases without that list recorded (base.value_facts.value_facts) leave it out
         known = _types(v) + ("eagle",)
         pool = [p for p in pool if _kind(p[0]) in known or _kind(p[0]) is None]
     if v >= (0, 29, 0) and not _recorded(v, "spec_extra"):  # merged, but whether unknown keys are refused is not recorded

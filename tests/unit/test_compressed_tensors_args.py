@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from vllm_preflight.resolve.quantization.compressed_tensors import library_version, quantization_args, sparsity_targets
 from vllm_preflight.resolve.base.state import Refusal
+from vllm_preflight.resolve.quantization.compressed_tensors import library_version, quantization_args, sparsity_targets
 
 # a vLLM release pinning each library version
 V11, V12, V13, V14, V15, V17 = (0, 11, 0), (0, 12, 0), (0, 16, 0), (0, 19, 0), (0, 20, 0), (0, 33, 0)

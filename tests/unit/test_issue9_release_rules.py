@@ -237,7 +237,7 @@ def test_0_30_0_config_checks_equal_0_29_0():
 def test_kv_connector_registry_per_release():
     """KVConnectorFactory's registry read in each release's kv_connector/factory.py equals the
     recorded value sets where a release was recorded, and is known on every other release too."""
-    from vllm_preflight.resolve.vllm_config.config_checks import _all_facts
+    from vllm_preflight.resolve.base.value_facts import _all_facts
 
     for version, rec in _all_facts().items():
         if isinstance(rec, dict) and rec.get("kv_connectors"):

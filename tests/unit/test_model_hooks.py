@@ -124,8 +124,8 @@ def test_unlimited_ocr_fa4_follows_the_gpu():
 
 
 def test_alice_ai_refuses_aux_hidden_state_methods():
-    from vllm_preflight.resolve.vllm_config import model_hooks
     from vllm_preflight.resolve.base.state import Refusal
+    from vllm_preflight.resolve.vllm_config import model_hooks
 
     state = SimpleNamespace(parallel={"pipeline_parallel_size": 1}, speculative_method_resolved="eagle3")
     with pytest.raises(Refusal) as e:

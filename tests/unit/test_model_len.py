@@ -18,8 +18,8 @@ from vllm_preflight.model import Deployment
 from vllm_preflight.modelfacts import ModelFacts, facts_from_config
 from vllm_preflight.releases import get_release
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.model import max_model_len as model_len
 from vllm_preflight.resolve.base.state import Refusal
+from vllm_preflight.resolve.model import max_model_len as model_len
 
 MODELS = Path(__file__).resolve().parents[1] / "fixtures" / "models"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_model_fixes import UNSUPPORTED, _err  # noqa: E402
+from test_model_fixes import UNSUPPORTED, _err
 
 
 def _mtp(k: int) -> tuple[str, str]:

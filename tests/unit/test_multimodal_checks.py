@@ -18,8 +18,8 @@ import pytest
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import architectures
-from vllm_preflight.resolve.model import multimodal as mmc
 from vllm_preflight.resolve import resolve
+from vllm_preflight.resolve.model import multimodal as mmc
 
 MODELS = Path(__file__).resolve().parents[1] / "fixtures" / "models"
 MULTIMODAL = ("Qwen2VLForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration",

@@ -12,7 +12,7 @@ import pytest
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import SUPPORTED
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.vllm_config.config_checks import _all_facts
+from vllm_preflight.resolve.base.value_facts import _all_facts
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 

@@ -12,8 +12,8 @@ import pytest
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import get_release
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.engine import speculators as speculators_format
 from vllm_preflight.resolve.base.state import Refusal, State
+from vllm_preflight.resolve.engine import speculators as speculators_format
 
 MODELS = Path(__file__).resolve().parents[1] / "fixtures" / "models"
 ROOT = MODELS.parents[2]

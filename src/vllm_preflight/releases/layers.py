@@ -45,7 +45,9 @@ ARCHITECTURES: dict[str, Layers] = {
 FIXED_BACKENDS = {"mamba1": "Mamba1AttentionBackend", "mamba2": "Mamba2AttentionBackend",
                   "short_conv": "ShortConvAttentionBackend", "gdn": "GDNAttentionBackend",
                   "linear": "LinearAttentionBackend"}
-CHUNKED_LOCAL_SIZE = 8192  # Llama-4's attention_chunk_size
+CHUNKED_LOCAL_SIZE = 8192
+# the extra KV-cache groups of Mamba-like (state-space, linear-attention) layers
+MAMBA_LIKE = ("mamba1", "mamba2", "short_conv", "gdn", "linear")  # Llama-4's attention_chunk_size
 
 
 def layers_for(architecture: str, is_mla: bool, is_pooling: bool) -> tuple[Layers, str | None]:

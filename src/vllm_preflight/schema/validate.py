@@ -33,7 +33,7 @@ class Entry:
 
 
 def _convert(conv: str, text: str):
-    from vllm_preflight.resolve.parser.argument_parser import (
+    from vllm_preflight.resolve.parser.converters import (
         _convert as convert,  # the resolver's converters: one truth
     )
 

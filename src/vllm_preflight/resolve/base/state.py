@@ -48,6 +48,17 @@ class State:
     assumptions: list = field(default_factory=list)  # what a config check could not know (Assumption)
     kv_transfer: dict | None = None  # --kv-transfer-config as given
     base_dir: str | None = None  # the deployment's folder: relative model paths (a draft model) are looked up there
+    # what the stages before create_engine_config hand on (resolve/path.py runs them in order)
+    words: tuple[str, ...] = ()  # the server command as written
+    serve_stage: bool = True  # whether `vllm serve`'s own checks run (False: the engine config alone)
+    tail: list[str] = field(default_factory=list)  # the words the parser sees
+    parsed: Any = None  # parser.argument_parser.ParsedArgs
+    values: dict = field(default_factory=dict)  # the parsed option values by dest (what was set)
+    serve_entry: str | None = None  # "serve" | "api_server" | None (not through vLLM's server entry)
+    serve_mode: Any = None  # serve.serve.ServeMode once `vllm serve`'s front door ran
+    model_assume: dict = field(default_factory=dict)  # --assume model.X=V
+    fact_assumptions: list = field(default_factory=list)  # what reading the model's config.json assumed
+    runtime: dict | None = None  # the runtime stage's block of the resolved result
     events: list[Event] = field(default_factory=list)
     logs: list[tuple[str, str]] = field(default_factory=list)  # (level, message) vLLM would log
     _once: set = field(default_factory=set)
@@ -92,6 +103,11 @@ class State:
         return name
 
     # ---------------------------------------------------------------- helpers
+    @property
+    def facts(self) -> ModelFacts:
+        """The served model's facts: set by model.read_model, before every later step."""
+        return self.model  # type: ignore[return-value]
+
     @property
     def has_model(self) -> bool:
         return self.model is not None

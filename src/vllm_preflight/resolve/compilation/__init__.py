@@ -1,1 +1,1 @@
-"""TODO"""
+"""CompilationConfig / PassConfig (vllm/config/compilation.py)."""

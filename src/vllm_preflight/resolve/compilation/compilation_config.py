@@ -8,14 +8,13 @@ argparse errors when the config came from the command line.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from vllm_preflight.resolve.base.modes import COMPILATION_MODES, CUDAGRAPH_INT, CUDAGRAPH_VALUES
+from vllm_preflight.resolve.base.pydantic import _FALSE as _BOOL_FALSE
+from vllm_preflight.resolve.base.pydantic import _TRUE as _BOOL_TRUE
+from vllm_preflight.resolve.base.pydantic import ConfigInvalid, _int, _int_list, _str_list
 from vllm_preflight.resolve.base.state import Refusal, State
-
-_BOOL_TRUE = {"1", "true", "t", "yes", "y", "on"}
-_BOOL_FALSE = {"0", "false", "f", "no", "n", "off"}
 
 # 0.12.0 keeps the pre-0.12 PassConfig names as deprecated aliases.
 DEPRECATED_PASS_NAMES = {
@@ -28,45 +27,6 @@ DEPRECATED_PASS_NAMES = {
 }
 
 
-class ConfigInvalid(Exception):
-    """A value pydantic (or a config's __post_init__) rejects; becomes the caller's error."""
-
-    def __init__(self, message: str, exc_type: str = "ValidationError", kind: str = "Value error"):
-        super().__init__(message)
-        self.exc_type = exc_type
-        self.kind = kind  # pydantic's word for a validator's error: "Value error" | "Assertion failed"
-        self.others: list = []  # the further errors pydantic reports with this one
-
-    def pydantic_text(self, cls: str = "CompilationConfig") -> str:
-        """The error as pydantic prints it (without its [type=...] details)."""
-        errs = [self] + list(self.others)
-        lines = [f"{len(errs)} validation error{'s' if len(errs) > 1 else ''} for {cls}"]
-        for e in errs:
-            text = str(e)
-            m = _FIELD_ERROR.match(text)
-            if m:
-                lines += [m.group(1), f"  {m.group(2)} [type={_error_type(m.group(2))}]"]
-            else:
-                lines.append(f"  {e.kind}, {text} [type={'assertion_error' if e.kind == 'Assertion failed' else 'value_error'}]")
-        return "\n".join(lines)
-
-
-def _error_type(text: str) -> str:
-    """pydantic's error code for a field message (it prints it after each error)."""
-    for prefix, code in (("Unexpected keyword", "unexpected_keyword_argument"),
-                         ("Input should be a valid integer, unable", "int_parsing"),
-                         ("Input should be a valid integer, got", "int_from_float"),
-                         ("Input should be a valid integer", "int_type"), ("Input should be a valid boolean", "bool_parsing"),
-                         ("Input should be 0, 1", "enum")):
-        if text.startswith(prefix):
-            return code
-    return "value_error"
-
-
-# "field.path: Input should ..." is a field's own error; anything else a validator's
-_FIELD_ERROR = re.compile(r"^([A-Za-z_][\w.]*): ((?:Input should|Unexpected keyword|Field required).*)$", re.DOTALL)
-
-
 def _bool(value: Any, where: str) -> bool:
     """pydantic's lax bool from JSON: 0/1 (also 0.0/1.0) and its word list, case-insensitive,
     not stripped (tests/unit/test_coercions.py holds pydantic itself as the oracle)."""
@@ -77,46 +37,6 @@ def _bool(value: Any, where: str) -> bool:
     if isinstance(value, str) and value.lower() in _BOOL_TRUE | _BOOL_FALSE:
         return value.lower() in _BOOL_TRUE
     raise ConfigInvalid(f"{where}: Input should be a valid boolean")
-
-
-_I64 = 2 ** 63
-
-
-def _int(value: Any, where: str) -> int:
-    """pydantic's lax int from JSON: integral floats within 64 bits; strings stripped of
-    whitespace, ASCII digits (Python's underscores allowed), an all-zero fraction allowed."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer() and -_I64 <= value < _I64:
-        return int(value)
-    if isinstance(value, float):
-        raise ConfigInvalid(f"{where}: Input should be a valid integer, got a number with a fractional part")
-    if isinstance(value, str):
-        text = value.strip()
-        head, dot, frac = text.partition(".")
-        if dot and frac and frac.strip("0") == "":
-            text = head
-        if text.isascii() and "__" not in text and not text.endswith("_"):
-            try:
-                return int(text)
-            except ValueError:
-                pass
-        raise ConfigInvalid(f"{where}: Input should be a valid integer, unable to parse string as an integer")
-    raise ConfigInvalid(f"{where}: Input should be a valid integer")
-
-
-def _int_list(value: Any, where: str) -> list[int]:
-    if not isinstance(value, list):
-        raise ConfigInvalid(f"{where}: Input should be a valid list")
-    return [_int(v, where) for v in value]
-
-
-def _str_list(value: Any, where: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigInvalid(f"{where}: Input should be a valid list of strings")
-    return list(value)
 
 
 def parse_cudagraph_mode(value: Any, release) -> str:
@@ -330,3 +250,9 @@ def refusal_from(e: ConfigInvalid, via_cli: bool, option: str = "--compilation-c
         return Refusal("ArgumentError", f"argument {option}: {e.pydantic_text()}")
     return Refusal("ValidationError", e.pydantic_text())
 
+
+def default_config(state: State, values: dict) -> None:
+    """No --compilation-config given: the release's CompilationConfig defaults (a given one was
+    built as the parser read it)."""
+    if not state.cc:
+        build(None, state.release, state)

@@ -28,9 +28,10 @@ def _name(state: State, value) -> str:
     return name
 
 
-def check(state: State, v: dict, plugin_imported: bool) -> None:
+def initialize_token_ids(state: State, v: dict) -> None:
     """The lookup of `initialize_token_ids`. `plugin_imported`: `vllm serve` imported a
     --reasoning-parser-plugin file before building the engine (the engine alone does not)."""
+    plugin_imported = state.serve_mode is not None  # `vllm serve` imported the parser plugins
     name = _name(state, v.get("reasoning_parser"))
     names = registered(state.release.version, "reasoning")
     if not name or names is None:

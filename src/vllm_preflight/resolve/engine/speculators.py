@@ -266,7 +266,7 @@ def serve_verifier(state: State, parsed: Any, base_dir: str | None) -> None:
     with the checkpoint as the draft (`parsed` gets the new model and speculative config). A hub
     id is not read (the built-in table holds no speculators checkpoint): nothing changes."""
     from vllm_preflight.modelfacts import local_config, path_exists
-    from vllm_preflight.resolve.engine.create_engine_config import model_name
+    from vllm_preflight.resolve.model.model_config import model_name
 
     model = model_name(parsed)
     if not isinstance(model, str) or model.startswith(("s3://", "gs://", "az://")):
@@ -280,3 +280,8 @@ def serve_verifier(state: State, parsed: Any, base_dir: str | None) -> None:
         parsed.model_tag = verifier
     else:
         parsed.values["model"] = verifier
+
+
+def speculators_checkpoint(state: State, values: dict) -> None:
+    """maybe_override_with_speculators, before the model config is built."""
+    serve_verifier(state, state.parsed, state.base_dir)

@@ -1,1 +1,1 @@
-"""TODO"""
+"""LoRAConfig (vllm/config/lora.py)."""

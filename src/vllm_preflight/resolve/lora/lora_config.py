@@ -24,6 +24,7 @@ import json
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import ModelFacts
 from vllm_preflight.resolve.base.state import Refusal, State, validation_error
+from vllm_preflight.resolve.model.model_config import model_name
 
 # LoRAConfig before 0.11.1 checked its fields in __post_init__ (a plain ValueError in a
 # pydantic dataclass); 0.11.1 moved them to field types (Literal ranks, max_loras ge=1)
@@ -64,8 +65,9 @@ def _default_mm_loras(value) -> bool:
     return bool(value)
 
 
-def engine_checks(state: State, values: dict, facts: ModelFacts) -> None:
+def engine_checks(state: State, values: dict) -> None:
     """create_engine_config, right after the SchedulerConfig (and the speculative config)."""
+    facts = state.facts
     if _default_mm_loras(values.get("default_mm_loras")):
         mm = _is_multimodal(state, facts)
         if mm is None:
@@ -140,8 +142,9 @@ def _speculative_budget(state: State) -> None:
                                     "num_speculative_tokens")
 
 
-def model_checks(state: State, values: dict, facts: ModelFacts, model: str) -> None:
+def model_checks(state: State, values: dict) -> None:
     """VllmConfig.__post_init__: the LoRA config against the kernel and model configs."""
+    facts, model = state.facts, model_name(state.parsed)
     if not values.get("enable_lora"):
         return
     key = _key(state)

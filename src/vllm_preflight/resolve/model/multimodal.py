@@ -352,9 +352,10 @@ def model_arguments(state: State, v: dict) -> None:
         raise _refusal("ModelConfig", errors)
 
 
-def model_config(state: State, v: dict, facts: ModelFacts) -> None:
+def model_config(state: State, v: dict) -> None:
     """ModelConfig.__post_init__'s multimodal part: MultiModalConfig for a multimodal architecture,
     then the checks that follow it."""
+    facts = state.facts
     mm = _is_multimodal(state, facts, v)
     state.model_cfg["is_multimodal"] = mm
     if mm is None:

@@ -17,8 +17,10 @@ from typing import Any
 from vllm_preflight.releases import Release
 from vllm_preflight.resolve.base.state import Refusal
 from vllm_preflight.resolve.compilation import compilation_config
+from vllm_preflight.resolve.config.structured_outputs import structured_outputs_problem
+from vllm_preflight.resolve.kv_transfer.kv_transfer_config import kv_transfer_problem
 from vllm_preflight.resolve.parser import json_options
-from vllm_preflight.resolve.vllm_config import config_checks
+from vllm_preflight.resolve.parser.converters import _convert, _human_readable_int
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 _UNDERSCORE_KEY = re.compile(r"(?<=--)[^.]*")
@@ -177,62 +179,6 @@ def _fold_dotted(words: list[str], release: Release, out: ParsedArgs) -> list[st
     return kept
 
 
-# ------------------------------------------------------------------ converters
-def _human_readable_int(value: str) -> int:
-    value = value.strip()
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT])", value)
-    if m:
-        number, suffix = m.groups()
-        dec = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
-        if suffix in dec:
-            return int(float(number) * dec[suffix])
-        return int(number) * {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}[suffix]
-    return int(value)
-
-
-def _convert(kind: str, text: str) -> Any:
-    """Apply a converter named in the option table; ValueError when argparse would reject."""
-    if kind == "str":
-        return text
-    if kind == "int":
-        return int(text)
-    if kind == "float":
-        return float(text)
-    if kind == "hint":
-        return _human_readable_int(text)
-    if kind == "hint_auto":
-        return -1 if text.strip() in ("-1",) or text.strip().lower() == "auto" else _human_readable_int(text)
-    if kind.startswith("opt:"):
-        return None if text == "None" else _convert(kind[4:], text)
-    if kind == "json":
-        return json.loads(text)
-    if kind == "config":
-        # a config class validated from JSON: an object (its fields are checked later)
-        value = json.loads(text)
-        if not isinstance(value, dict):
-            raise ValueError("Input should be an object")
-        return value
-    if kind == "json_obj":
-        value = json.loads(text)
-        if not isinstance(value, dict):
-            raise ValueError("not a JSON object")
-        return value
-    if kind == "dict_or_str":
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            return text
-        return value
-    if kind == "bool":
-        low = text.lower()
-        if low in ("true", "1", "yes"):
-            return True
-        if low in ("false", "0", "no"):
-            return False
-        raise ValueError(text)
-    return text  # unknown converter: vLLM takes the text
-
-
 # pydantic parses JSON with its own parser (jiter); its words for Python's JSONDecodeError messages
 _JITER = (("Expecting property name enclosed in double quotes", "key must be a string"),
           ("Expecting value", "expected value"), ("Extra data", "trailing characters"),
@@ -383,8 +329,8 @@ def _parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
                     except compilation_config.ConfigInvalid as e:
                         raise compilation_config.refusal_from(e, via_cli=True, option=action.display) from None
                 elif action.dest in ("kv_transfer_config", "structured_outputs_config") and isinstance(v, dict):
-                    problem = (config_checks.kv_transfer_problem(v, state) if action.dest == "kv_transfer_config"
-                               else config_checks.structured_outputs_problem(v, state))
+                    problem = (kv_transfer_problem(v, state) if action.dest == "kv_transfer_config"
+                               else structured_outputs_problem(v, state))
                     if problem:
                         raise _arg_error(f"argument {action.display}: {problem}")
                 converted.append(v)
@@ -409,3 +355,9 @@ def _parse(argv_tail: list[str], release: Release, state) -> ParsedArgs:
     if unknown:
         raise _arg_error("unrecognized arguments: " + " ".join(unknown))
     return out
+
+
+def parse_command(state, values: dict) -> None:
+    """The release's parser over the words after `vllm serve`: what was set, by dest."""
+    state.parsed = parse(state.tail, state.release, state)
+    state.values = state.parsed.values

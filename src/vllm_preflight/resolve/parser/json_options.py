@@ -20,23 +20,14 @@ from functools import lru_cache
 from typing import Any
 
 from vllm_preflight.releases import data_file
+from vllm_preflight.resolve.base.config_classes import _data, class_of
+from vllm_preflight.resolve.base.pydantic import lax_bool as _bool
+from vllm_preflight.resolve.base.pydantic import lax_float as _float
 from vllm_preflight.resolve.base.state import Refusal, State
 from vllm_preflight.resolve.compilation.compilation_config import ConfigInvalid, _int
-
-_TRUE = {"1", "true", "t", "yes", "y", "on"}
-_FALSE = {"0", "false", "f", "no", "n", "off"}
-
-
-@lru_cache(maxsize=1)
-def _data() -> dict:
-    return data_file("json_options.json")
-
-
-def class_of(dest: str, version: str) -> dict | None:
-    """The recorded config class behind an option of a release (None: not recorded)."""
-    data = _data()
-    key = data["releases"].get(version, {}).get(dest)
-    return data["classes"][key] if key else None
+from vllm_preflight.resolve.config.attention import attention_post_init, backend_per_kind_errors
+from vllm_preflight.resolve.config.encoder_cache import ec_manager_post_init
+from vllm_preflight.resolve.config.pooler import pooler_post_init
 
 
 class _Error(Exception):
@@ -55,38 +46,6 @@ def _literal_text(values: list) -> str:
     if len(shown) == 1:
         return f"Input should be {shown[0]}"
     return "Input should be " + ", ".join(shown[:-1]) + f" or {shown[-1]}"
-
-
-def _bool(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        if value in (0, 1):
-            return bool(value)
-        raise ValueError("Input should be a valid boolean, unable to interpret input")
-    if isinstance(value, float):
-        if value in (0.0, 1.0):
-            return bool(value)
-        if value.is_integer():
-            raise ValueError("Input should be a valid boolean, unable to interpret input")
-        raise ValueError("Input should be a valid boolean")
-    if isinstance(value, str):
-        low = value.lower()
-        if low in _TRUE or low in _FALSE:
-            return low in _TRUE
-        raise ValueError("Input should be a valid boolean, unable to interpret input")
-    raise ValueError("Input should be a valid boolean")
-
-
-def _float(value: Any) -> float:
-    if isinstance(value, (bool, int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            raise ValueError("Input should be a valid number, unable to parse string as a number") from None
-    raise ValueError("Input should be a valid number")
 
 
 def _literal(values: list, value: Any) -> Any:
@@ -202,11 +161,9 @@ def _fields(cls: dict, raw: Any, prefix: str, errors: list[_Error]) -> dict:
             out[name] = _enum_by_name(custom, value, prefix + name, errors)
         elif custom is True and cls["name"] == "IrOpPriorityConfig":
             out[name] = _ir_op_list(value, prefix + name, errors)
-        elif custom is True and name == "backend_per_kind" and _STATE:  # AttentionConfig's (subconfig_checks)
-            from vllm_preflight.resolve.config import subconfigs as subconfig_checks
-
+        elif custom is True and name == "backend_per_kind" and _STATE:  # AttentionConfig's (config/attention.py)
             enum = next((f[3] for f in cls["fields"] if f[0] == "backend"), None)
-            errors += [_Error(prefix + name + at, problem) for at, problem in subconfig_checks.backend_per_kind_errors(
+            errors += [_Error(prefix + name + at, problem) for at, problem in backend_per_kind_errors(
                 _STATE[-1], value, enum if isinstance(enum, dict) else None)]
             out[name] = value
         elif custom is True or (custom == "none_ok" and value is None):
@@ -404,27 +361,9 @@ _AFTER = {("EPLBConfig", "_validate_eplb_config:after"): _eplb_after,
           ("StructuredOutputsConfig", "_validate_structured_output_config:after"): _structured_outputs_after,
           ("StructuredOutputsConfig", "__post_init__"): _structured_outputs_after,
           ("EngramConfig", "_validate_shared_memory:after"): _engram_after,
-          ("AttentionConfig", "__post_init__"): lambda cls, cfg: _attention_post_init(cls, cfg),
-          ("EncoderCacheManagerConfig", "__post_init__"): lambda cls, cfg: _ec_manager_post_init(cls, cfg),
-          ("PoolerConfig", "__post_init__"): lambda cls, cfg: _pooler_post_init(cls, cfg)}
-
-
-def _pooler_post_init(cls: dict, cfg: dict) -> str | None:
-    from vllm_preflight.resolve.config import subconfigs as subconfig_checks
-
-    return subconfig_checks.pooler_post_init(cls, cfg)
-
-
-def _ec_manager_post_init(cls: dict, cfg: dict) -> str | None:
-    from vllm_preflight.resolve.config import subconfigs as subconfig_checks
-
-    return subconfig_checks.ec_manager_post_init(cls, cfg)
-
-
-def _attention_post_init(cls: dict, cfg: dict) -> str | None:
-    from vllm_preflight.resolve.config import subconfigs as subconfig_checks
-
-    return subconfig_checks.attention_post_init(cls, cfg)
+          ("AttentionConfig", "__post_init__"): attention_post_init,
+          ("EncoderCacheManagerConfig", "__post_init__"): ec_manager_post_init,
+          ("PoolerConfig", "__post_init__"): pooler_post_init}
 
 
 _STATE: list[State] = []  # the release being parsed, for field validators that differ by release
@@ -488,74 +427,6 @@ def _removed_pooler_parameter(value: dict, state: State) -> str | None:
     return f"{message} (parameter=task)"
 
 
-def parallel_eplb_check(state: State, values: dict) -> None:
-    """ParallelConfig refuses redundant experts without EPLB (0.12.0 config/parallel.py:306,
-    0.33.0 :586). Where the release still has the deprecated --num-redundant-experts (0.11.x),
-    that option, when given, replaces --eplb-config's value (0.11.0 arg_utils.py:1307), and
-    0.11.0 refuses a negative count under --enable-eplb (config/parallel.py:427)."""
-    n = None
-    if "num_redundant_experts" in state.release.options.by_dest:
-        n = values.get("num_redundant_experts")
-    if n is None:
-        eplb = values.get("eplb_config")
-        n = eplb.get("num_redundant_experts", 0) if isinstance(eplb, dict) else 0
-    try:
-        n = _int(n, "num_redundant_experts")
-    except ConfigInvalid:
-        return
-    if values.get("enable_eplb"):
-        if n < 0 and state.release.version == "0.11.0":
-            raise Refusal("ValidationError", f"1 validation error for ParallelConfig\n  Value error, "
-                                             f"num_redundant_experts must be non-negative, but got {n}.")
-        return
-    if n != 0:
-        raise Refusal("ValidationError", f"1 validation error for ParallelConfig\n  Value error, "
-                                         f"num_redundant_experts is set to {n} but EPLB is not enabled. Either "
-                                         f"enable EPLB or unset num_redundant_experts. [type=value_error]")
-
-
-# (first release): VllmConfig refuses an Engram config for a model without n-gram embeddings
-# (0.30.0 config/engram.py:19, 0.33.0 :16 and config/vllm.py:1487); the architectures that have them
-_ENGRAM = ("0.30.0", {"DeepseekV41ForCausalLM": "engram_layer_ids", "Qwen4ExpForCausalLM": "ple_layer_ids",
-                      "Qwen4ExpForConditionalGeneration": "ple_layer_ids"})
-# its message by first release (config/engram.py verify_model_config)
-_ENGRAM_MESSAGES = (("0.30.0", ("EngramConfig requires a model with supported Engram embeddings, non-empty n-gram "
-                                "layer ids, and CUDA.")),
-                    ("0.31.0", ("EngramConfig requires a model with supported Engram embeddings, non-empty n-gram "
-                                "layer ids, and a CUDA-alike device (CUDA or ROCm).")),
-                    ("0.32.0", ("EngramConfig requires a model with supported Engram embeddings and non-empty "
-                                "n-gram layer ids.")))
-# VllmConfig._verify_aux_output_compatibility (0.31.0 config/vllm.py:1160, 0.33.0 :1187)
-_AUX_OUTPUT = "0.31.0"
-
-
-def after_parallel(state: State, values: dict) -> None:
-    """The checks on JSON options that run once ParallelConfig is built: its redundant-experts
-    check, then VllmConfig's checks of the Engram and AuxOutput configs."""
-    from vllm_preflight.releases.versions import version_key
-
-    parallel_eplb_check(state, values)
-    facts = state.model
-    key = state.release.key
-    if isinstance(values.get("engram_config"), dict) and key >= version_key(_ENGRAM[0]) and facts is not None:
-        field = _ENGRAM[1].get(facts.architecture)
-        raw = facts.__dict__.get("_raw_config") or {}
-        text: dict = raw["text_config"] if isinstance(raw.get("text_config"), dict) else raw
-        if field is None or not text.get(field):
-            message: str | None = [m for first, m in _ENGRAM_MESSAGES if key >= version_key(first)][-1]
-            raise Refusal("ValidationError", f"1 validation error for VllmConfig\n  Value error, {message} "
-                                             f"[type=value_error]")
-    aux = values.get("aux_output_config")
-    flag = bool(values.get("enable_return_routed_experts"))  # EngineArgs copies it in (0.31.0 arg_utils.py:853-854)
-    if (isinstance(aux, dict) or flag) and key >= version_key(_AUX_OUTPUT) and facts is not None:
-        try:
-            enabled = flag or _bool((aux if isinstance(aux, dict) else {}).get("enable_return_routed_experts", False))
-        except ValueError:
-            return
-        # checked late in __post_init__, once the model runner is known (vllm_config_checks._aux_output)
-        state.model_cfg["aux_output_enabled"] = enabled
-
-
 # ------------------------------------------------------------------ the parser's call
 # the options whose argparse type is vLLM's `union_dict_and_str` (a JSON object, else the text)
 DESTS = frozenset({"hf_overrides", "additional_config", "model_loader_extra_config", "pt_load_map_location"})
@@ -604,23 +475,3 @@ def not_an_object(action, fallback_name: str, state: State) -> Refusal:
                                     f"be an object [type=dataclass_type]")
 
 
-# ------------------------------------------------------------------ after the parser
-# (first release, first release without): ModelConfig.is_chunked_prefill_supported lower-cases
-# the given pooler config's pooling_type for a decoder model (0.12.0 config/model.py:1783),
-# read by EngineArgs._set_default_chunked_prefill_and_prefix_caching_args (arg_utils.py:1884)
-_POOLING_TYPE_LOWER = ("0.12.0", "0.14.0")
-
-
-def model_default_checks(state: State, values: dict, facts) -> None:
-    """Right after ModelConfig (EngineArgs._set_default_args): a --pooler-config without a
-    pooling_type on a generative decoder model crashes vLLM 0.12.x-0.13.x (the pooling runner
-    fills the type in first)."""
-    from vllm_preflight.releases.versions import version_key
-
-    pooler = values.get("pooler_config")
-    first, until = _POOLING_TYPE_LOWER
-    if not isinstance(pooler, dict) or not version_key(first) <= state.release.key < version_key(until):
-        return
-    if pooler.get("pooling_type") is None and not state.model_cfg.get("is_pooling") \
-            and not getattr(facts, "is_encoder_decoder", False):
-        raise Refusal("AttributeError", "'NoneType' object has no attribute 'lower'")

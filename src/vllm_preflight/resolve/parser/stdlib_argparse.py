@@ -38,7 +38,7 @@ class _EnableDisable(argparse.Action):
 
 
 def human_readable_int(value):
-    from vllm_preflight.resolve.parser.argument_parser import _human_readable_int
+    from vllm_preflight.resolve.parser.converters import _human_readable_int
 
     return _human_readable_int(value)
 

@@ -1,8 +1,8 @@
 """The CUDA platform's DeepEP high-throughput rule (0.11.x-0.12.0): CUDA graphs off with DP>1."""
 from __future__ import annotations
 
+from vllm_preflight.resolve.base.compilation_state import _cg
 from vllm_preflight.resolve.base.state import State
-from vllm_preflight.resolve.vllm_config.steps.common import _cg
 
 
 def _deepep_message(state: State) -> str:

@@ -13,19 +13,20 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
-from vllm_preflight.releases.architectures import MAMBA_ARCHS, registry_is_hybrid
 from vllm_preflight.releases.layers import CHUNKED_LOCAL_SIZE, FIXED_BACKENDS, layers_for
+from vllm_preflight.releases.layers import MAMBA_LIKE as _MAMBA_LIKE
 from vllm_preflight.releases.runtime_rules import RuntimeRules, runtime_rules
 from vllm_preflight.resolve.base.modes import has_full_cudagraphs
 from vllm_preflight.resolve.base.state import option_json
 from vllm_preflight.resolve.runtime import backends
 from vllm_preflight.resolve.runtime.lowering import RANK, LowerInput, lower, mamba_blocks_message
+from vllm_preflight.resolve.speculative.dynamic_sd import scheduler_refusal
+from vllm_preflight.resolve.vllm_config.model_runner import choose_runner
 
-__all__ = ["runtime_rules", "runtime_stage"]
+__all__ = ["runtime_rules", "runtime_stage", "runtime_step"]
 
 _DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16", "float": "float32",
            "float32": "float32"}
-_MAMBA_LIKE = ("mamba1", "mamba2", "short_conv", "gdn", "linear")
 
 
 def _truthy(v: str | None) -> bool | None:
@@ -118,156 +119,6 @@ def _minimum(groups, r: RuntimeRules) -> tuple[str, str | None]:
     return support, backend
 
 
-def _has_inner_state(state) -> bool:
-    """ModelConfig.has_inner_state: a Mamba-like (attention-free) or hybrid class in this
-    release's registry."""
-    arch = state.model.architecture
-    if arch in MAMBA_ARCHS or registry_is_hybrid(state.release.key, arch):
-        return True
-    layers, _ = layers_for(arch, state.model.is_mla, bool(state.model_cfg.get("is_pooling")))
-    return any(k in _MAMBA_LIKE for k in layers.extra)
-
-
-def _v2_unsupported(state, r: RuntimeRules) -> list[str]:
-    """The features of this config that the release's Model Runner V2 lacks, as vLLM names them."""
-    from vllm_preflight.resolve.vllm_config.steps.checks import use_ubatching
-
-    par, out = state.parallel, []
-    flags = state.model_cfg.get("v2_features", ())
-    spec = state.speculative_method_resolved or state.speculative_method
-    spec = "mtp" if spec and spec.endswith("_mtp") else spec
-    for feature in r.v2_unsupported:
-        if feature == "inner_state" and _has_inner_state(state):
-            out.append("hybrid/mamba models")
-        elif feature == "spec_eagle_mtp" and spec and spec not in ("eagle", "eagle3", "mtp"):
-            out.append(f"speculative method '{spec}'")
-        elif feature in ("pcp", "pcp_not_mla") and (par.get("prefill_context_parallel_size") or 1) > 1 \
-                and not (feature == "pcp_not_mla" and state.model.is_mla):
-            out.append("prefill context parallelism")
-        elif feature == "stock_compile" and state.cc.get("mode") in ("STOCK_TORCH_COMPILE", 1):
-            out.append("stock torch.compile")
-        elif feature == "sp" and state.pass_config.get("enable_sp") and par["tensor_parallel_size"] > 1:
-            out.append("sequence parallelism")
-        elif feature == "spec" and spec:
-            if r.v2_spec_allowed is not None and spec in ("ngram", "ngram_gpu"):
-                out.append("ngram/ngram_gpu speculative decoding")
-            elif spec not in r.v2_spec_allowed if r.v2_spec_allowed is not None else spec in r.v2_spec_blocked:
-                out.append(f"speculative method '{spec}'")
-        elif feature == "dynamic_sd" and spec and state.dynamic_sd_schedule is not None:
-            out.append("dynamic speculative decoding")
-        elif feature == "eagle3_pp" and spec == "eagle3" and par["pipeline_parallel_size"] > 1:
-            out.append("EAGLE3 with pipeline parallelism")
-        elif feature == "dbo" and par.get("enable_dbo") or feature == "dbo_env_unset" and use_ubatching(state) \
-                and state.env.get("VLLM_USE_V2_MODEL_RUNNER") is None:
-            out.append("dual batch overlap")
-        elif feature == "dbo_env_unset" and use_ubatching(state):  # VLLM_USE_V2_MODEL_RUNNER set
-            out.extend(_dbo_unsupported(state, spec))
-        elif feature == "par_draft" and "par_draft" in flags and spec not in r.v2_par_draft_native:
-            out.append(r.v2_par_draft_text)
-        elif feature == "hetero_vocab" and "hetero_vocab" in flags:
-            out.append("heterogeneous-vocabulary draft models")
-        elif feature == "ext_pp" and "ext_launcher" in flags and par["pipeline_parallel_size"] > 1:
-            out.append("pipeline parallelism with external_launcher")
-        elif feature in _V2_FLAG_TEXT and feature in flags:
-            out.append(_V2_FLAG_TEXT[feature])
-    return out
-
-
-# features read off the engine arguments (note_v2_features), as vLLM names them
-_V2_FLAG_TEXT = {"elastic_ep": "elastic expert parallelism", "routed_experts": "routed experts capture",
-                 "logitsprocs": "custom logits processors", "prompt_embeds": "prompt embeds",
-                 "logprobs_raw": "logprobs mode 'raw_logits'", "logprobs_processed": "logprobs mode 'processed_logits'",
-                 "kv_fast_prefill": "KV sharing fast prefill", "ec_transfer": "EC transfer"}
-
-
-def note_v2_features(state, values: dict) -> None:
-    """The engine arguments behind V2-unsupported features (kept on the state for `_v2_unsupported`,
-    which the runner choice and validate_v2_runner both ask)."""
-    spec = option_json(values, "speculative_config")
-    mode = values.get("logprobs_mode")
-    found = {name for name, on in (
-        ("elastic_ep", values.get("enable_elastic_ep")),
-        ("routed_experts", values.get("enable_return_routed_experts")),
-        ("logitsprocs", values.get("logits_processors")),
-        ("prompt_embeds", values.get("enable_prompt_embeds")),
-        ("logprobs_raw", mode == "raw_logits" and not state.model_cfg.get("is_pooling")),
-        ("logprobs_processed", mode == "processed_logits" and not state.model_cfg.get("is_pooling")),
-        ("kv_fast_prefill", values.get("kv_sharing_fast_prefill")),
-        ("ec_transfer", values.get("ec_transfer_config") is not None),
-        ("ext_launcher", values.get("distributed_executor_backend") == "external_launcher"),
-        ("lora", values.get("enable_lora")),
-        ("par_draft", isinstance(spec, dict) and spec.get("parallel_drafting")),
-        ("hetero_vocab", isinstance(spec, dict) and spec.get("use_heterogeneous_vocab")),
-        ("no_padded_drafter", isinstance(spec, dict) and spec.get("disable_padded_drafter_batch"))) if on}
-    state.model_cfg["v2_features"] = frozenset(found)
-
-
-def _dbo_unsupported(state, spec) -> list[str]:
-    """0.30.0+ _get_dbo_unsupported_features with VLLM_USE_V2_MODEL_RUNNER set (0.30.0
-    config/vllm.py:3016-3026): the parts this port sees (LoRA, speculative decoding, PP, CP)."""
-    par, out = state.parallel, []
-    if "lora" in state.model_cfg.get("v2_features", ()):
-        out.append("dual batch overlap with LoRA")
-    if spec:
-        out.append("dual batch overlap with speculative decoding")
-    if par["pipeline_parallel_size"] > 1:
-        out.append("dual batch overlap with pipeline parallelism")
-    if (par.get("decode_context_parallel_size") or 1) > 1 or (par.get("prefill_context_parallel_size") or 1) > 1:
-        out.append("dual batch overlap with context parallelism")
-    return out
-
-
-def _default_v2_model(state, r: RuntimeRules) -> bool:
-    """0.22.0-0.28.0: whether the model is one V2 is the default for (generate models only)."""
-    facts = state.model
-    if state.model_cfg.get("is_pooling"):
-        return False
-    listed = facts.architecture in r.v2_archs
-    if r.v2_default_models == "listed_dense":
-        return listed and not facts.is_moe and not facts.quantized
-    if r.v2_default_models == "listed":
-        return listed
-    layers, _ = layers_for(facts.architecture, facts.is_mla, False)
-    hybrid = any(k in _MAMBA_LIKE for k in layers.extra)
-    if hybrid and (r.v2_default_models == "listed_or_dense" or not listed):
-        return False
-    return listed or not facts.is_moe
-
-
-def _runner(state, r: RuntimeRules, events: list) -> str:
-    """VllmConfig.use_v2_model_runner: the environment variable, the cases that take V2 anyway,
-    the release's default (opt-in, listed architectures, every model from 0.29.0), then V1
-    for a feature V2 lacks (rules.V2_RUNNER_DEFAULT_FIRST)."""
-    if state.model_cfg.get("hisparse"):  # 0.30.0+: HiSparse takes V2 (vllm_config_checks._hisparse_runner)
-        return "V2"
-    if state.model_cfg.get("watermark"):  # 0.30.0+ (0.33.0 config/vllm.py:740-746): watermarking takes V2 too
-        if _truthy(state.env.get("VLLM_USE_V2_MODEL_RUNNER")) is False:
-            events.append({"field": "model_runner", "before": "V1", "after": "V2", "rule": "runtime.watermark_v2",
-                           "reason": "Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0.",
-                           "level": "info"})
-        return "V2"
-    env = _truthy(state.env.get("VLLM_USE_V2_MODEL_RUNNER"))
-    if env is not None:
-        return "V2" if env else "V1"
-    if r.v2_runner == "opt_in":
-        return "V1"
-    from vllm_preflight.resolve.speculative.draft_features import forces_v2  # diffusion, DFlash drafts (0.24.0-0.28.0)
-
-    if ("pcp" in r.v2_force and (state.parallel.get("prefill_context_parallel_size") or 1) > 1) \
-            or ("dspark" in r.v2_force and (state.speculative_method_resolved or state.speculative_method) == "dspark") \
-            or forces_v2(state, r.v2_force):
-        return "V2"
-    if r.v2_runner == "arch_list" and not _default_v2_model(state, r):
-        return "V1"
-    unsupported = _v2_unsupported(state, r)
-    if unsupported:
-        events.append({"field": "model_runner", "before": "V2", "after": "V1", "rule": "runtime.v2_unsupported",
-                       "reason": f"Model Runner V2 does not yet support {', '.join(unsupported)}; using the "
-                                 "V1 model runner instead.", "level": "warning"})
-        return "V1"
-    return "V2"
-
-
 def runtime_stage(state, values: dict) -> dict:
     """The runtime-stage block of a resolved result (`resolved["runtime"]`)."""
     r = runtime_rules(state.release.version)
@@ -284,7 +135,7 @@ def runtime_stage(state, values: dict) -> dict:
     mode_name = cc["mode"] if "mode" in cc and cc["mode"] is not None else cc.get("level")
     splitting = cc.get("splitting_ops")
     attn_ops = state.release.facts["attention_ops"]
-    runner = _runner(state, r, events)
+    runner = choose_runner(state, r, events)
     pw = bool(_truthy(state.env.get("VLLM_USE_BREAKABLE_CUDAGRAPH"))) or \
         mode_name in ("VLLM_COMPILE", "DYNAMO_TRACE_ONCE", "PIECEWISE", "DYNAMO_ONCE", 3, 2)
     base = {
@@ -395,8 +246,6 @@ def runtime_stage(state, values: dict) -> dict:
 def _scheduler_refusal(state) -> dict | None:
     """The engine builds its scheduler after the KV cache: a dynamic speculative-decoding schedule
     still on after config time (resolve/dynamic_sd.py) is validated there, after the weights load."""
-    from vllm_preflight.resolve.speculative.dynamic_sd import scheduler_refusal
-
     schedule = state.dynamic_sd_schedule
     if not schedule:  # None, or an empty list the scheduler skips (`if ...per_batch_size:`)
         return None
@@ -410,3 +259,8 @@ def _mode_of(outcome: dict) -> str | None:
     if res is None or res.error:
         return None
     return res.mode
+
+
+def runtime_step(state, values: dict) -> None:
+    """The model runner's stage, after config time: `resolved["runtime"]`."""
+    state.runtime = runtime_stage(state, values)

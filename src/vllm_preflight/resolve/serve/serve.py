@@ -347,3 +347,18 @@ def after_engine(state: State, v: dict, mode: ServeMode) -> None:
         lora = str(state.env.get("VLLM_ALLOW_RUNTIME_LORA_UPDATING", "0")).strip().lower() in ("1", "true")
         if lora:
             raise Refusal("ValueError", "VLLM_ALLOW_RUNTIME_LORA_UPDATING cannot be used with api_server_count > 1")
+
+
+def front_door(state: State, v: dict) -> None:
+    """What `vllm serve` checks before create_engine_config (only through its entry point)."""
+    if state.serve_entry is None:
+        return
+    state.serve_mode = before_engine(state, v, state.serve_entry)
+    if state.serve_mode.kind == "headless":  # create_engine_config(headless=True) infers no hybrid LB
+        v["data_parallel_start_rank"] = None
+
+
+def after_engine_config(state: State, v: dict) -> None:
+    """What `vllm serve` checks once the engine config is built."""
+    if state.serve_mode is not None:
+        after_engine(state, v, state.serve_mode)

@@ -171,7 +171,7 @@ _MTP_ARCH = {"deepseek_mtp": "DeepSeekMTPModel", "pangu_ultra_moe_mtp": "OpenPan
 
 
 def _mtp_types(state: State) -> set[str]:
-    from vllm_preflight.resolve.vllm_config.config_checks import value_facts
+    from vllm_preflight.resolve.base.value_facts import value_facts
 
     rec = value_facts(state)
     if rec is not None:
@@ -366,7 +366,7 @@ def verify_args(state: State, spec: dict, method: str | None, n: Any, draft: dic
     """SpeculativeConfig._verify_args (after __post_init__), for every method. The draft's
     ModelConfig meets the draft parallel config: `draft`'s facts, or `target_verify` where the
     target serves as its own draft."""
-    from vllm_preflight.resolve.vllm_config.config_checks import PP_UNSUPPORTED
+    from vllm_preflight.resolve.model.verify_with_parallel_config import PP_UNSUPPORTED
 
     r = rules(state)
     if r["tp_key_refused"] and spec.get("tensor_parallel_size") is not None:

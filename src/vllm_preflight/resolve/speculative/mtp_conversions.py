@@ -116,7 +116,9 @@ _MIMO_V2 = {"MiMoV2ForCausalLM": "MiMoV2MTPModel", "MiMoV2OmniForCausalLM": "MiM
 
 
 def _refuse(message: str, kind: str = "Value error") -> Refusal:
-    from vllm_preflight.resolve.vllm_config.config_checks import _pyd  # hf_config_override runs in SpeculativeConfig
+    from vllm_preflight.resolve.base.pydantic import (
+        validator_error as _pyd,  # hf_config_override runs in SpeculativeConfig
+    )
 
     return _pyd("SpeculativeConfig", message, kind)
 

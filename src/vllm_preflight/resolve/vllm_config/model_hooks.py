@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vllm_preflight.releases.architectures import MAMBA_ARCHS, registry_is_hybrid
+from vllm_preflight.releases.architectures import MAMBA_ARCHS
 from vllm_preflight.resolve.base.state import Refusal, State, option_json, validation_error
+from vllm_preflight.resolve.model.arch_config import _is_hybrid
 
 Values = dict[str, Any]
 
@@ -157,31 +158,6 @@ _MAMBA_CHUNKED_MESSAGES = (((0, 15, 0), "Chunked prefill is required for mamba c
 _BAMBA = {"BambaForCausalLM": (0, 24, 0)}
 
 
-def _is_hybrid(state: State, arch: str) -> bool:
-    """ModelConfig.is_hybrid: the class is IsHybrid in this release's registry, unless the
-    config's layer_types are all attention (0.11.1+: "attention"; 0.29.0+ also "full_attention").
-    Transformers 5 (the releases of model_len.transformers_v5) renames the legacy layer types
-    as it loads the config ("attention" -> "full_attention"), so 0.20.0-0.28.x see a legacy
-    all-"attention" list as hybrid (real 0.28.0 does; 0.33.0 does not)."""
-    if not registry_is_hybrid(state.release.key, arch):
-        return False
-    if _since(state, _SINCE["hybrid_layer_types_check"]) and state.model is not None:
-        from vllm_preflight.resolve.model.max_model_len import transformers_v5
-
-        layer_types = state.model.config_value("layer_types")
-        if isinstance(layer_types, list) and transformers_v5(state.release.key):
-            layer_types = [_LEGACY_LAYER_TYPES.get(t, t) if isinstance(t, str) else t for t in layer_types]
-        attention = ("attention", "full_attention") if _since(state, _SINCE["hybrid_full_attention_layers"]) \
-            else ("attention",)
-        if isinstance(layer_types, list) and all(t in attention for t in layer_types):
-            return False
-    return True
-
-
-# Transformers 5's remap of legacy layer type names (configuration_utils._LEGACY_LAYER_TYPE_REMAP)
-_LEGACY_LAYER_TYPES = {"mamba": "linear_attention", "attention": "full_attention"}
-
-
 # classes with SupportsMambaPrefixCaching (mamba cache mode "all"), 0.15.0-0.31.x
 _MAMBA_ALL_MODE = frozenset({"MambaForCausalLM", "FalconMambaForCausalLM", "Mamba2ForCausalLM", "FalconH1ForCausalLM",
                              "GraniteMoeHybridForCausalLM", "JambaForCausalLM", "JambaForSequenceClassification",
@@ -222,28 +198,6 @@ def mamba_prefix_caching(state: State, values: Values) -> None:
         # 0.15.0-0.16.x: the second assert of mode "align" (0.15.0 models/config.py:356-359)
         raise validation_error("Mamba cache mode 'align' is currently not compatible with speculative decoding.",
                                "Assertion failed")
-
-
-# model types whose transformers config class has neither num_attention_heads nor a kv-heads
-# key, and no convertor of their own (0.14.0 transformers_utils/model_arch_config_convertor.py:383-400)
-_NO_HEADS_CONFIGS = {"mamba2": "Mamba2Config"}
-_KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num")
-
-
-def arch_config_convertor(state: State, facts: Any) -> None:
-    """ModelConfig.__post_init__ builds its model_arch_config (0.14.0 config/model.py:498):
-    0.14.0-0.17.1 count the kv heads falling back to hf_text_config.num_attention_heads read
-    as an attribute (model_arch_config_convertor.py:79, 0.16.0-0.17.1 :99), an AttributeError
-    for a config without it; 0.18.0 falls back to get_total_num_attention_heads (0 if absent)."""
-    if not (_since(state, _SINCE["arch_config_convertor"]) and state.release.key < _SINCE["arch_config_heads_default"]):
-        return
-    cfg = getattr(facts, "raw_config", None)
-    if not isinstance(cfg, dict):
-        return
-    text = cfg["text_config"] if isinstance(cfg.get("text_config"), dict) else cfg
-    cls = _NO_HEADS_CONFIGS.get(str(text.get("model_type") or ""))
-    if cls and "num_attention_heads" not in text and not any(k in text for k in _KV_HEAD_KEYS):
-        raise Refusal("AttributeError", f"'{cls}' object has no attribute 'num_attention_heads'")
 
 
 def deepseek_v32(state: State, values: Values) -> None:
@@ -540,11 +494,7 @@ _SINCE = {
     "mamba_align_by_default": (0, 28, 0),
     "mamba_cache_mode_deprecated": (0, 33, 0),
     "mamba_all_mode_deprecated": (0, 30, 0),  # until 0.32.0
-    "arch_config_convertor": (0, 14, 0),
-    "arch_config_heads_default": (0, 18, 0),
     "hybrid_prefix_caching_default": (0, 28, 0),
-    "hybrid_layer_types_check": (0, 11, 1),  # all-attention layer_types: not hybrid (granite-4.0-micro)
-    "hybrid_full_attention_layers": (0, 29, 0),  # ... "full_attention" counts as attention too
     "mamba_graph_mode_dropped": (0, 11, 1),
     "asserts_in_model_config": (0, 14, 0),
     "qwen4_exp_moe_sp": (0, 32, 0),
@@ -587,11 +537,11 @@ MODEL_HOOKS: dict[str, tuple[tuple, Hook]] = {
 HOOKS = {arch: hook for arch, (_, hook) in VLLM_HOOKS.items()}
 
 
-def apply(state: State, architecture: str | None, values: Values | None = None) -> None:
+def try_verify_and_update_config(state: State, values: Values) -> None:
     """The model-stage hook, then the VllmConfig-stage hook (then, for hybrid and mamba
     models, the mamba hook), then the breakable-graph default."""
-    arch = architecture or ""
-    vals = values or {}
+    arch = state.facts.architecture or ""
+    vals = values
     if _since(state, _SINCE["mamba_cache_mode_deprecated"]) and vals.get("mamba_cache_mode") is not None:
         # EngineArgs.create_engine_config, before CacheConfig (0.33.0 arg_utils.py:2304-2305), any model
         state.log("warning", "--mamba-cache-mode is deprecated and will be removed in v0.33.0. It has no effect: "

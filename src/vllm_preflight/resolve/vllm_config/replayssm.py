@@ -26,6 +26,7 @@ from functools import lru_cache
 from vllm_preflight.releases import data_file
 from vllm_preflight.releases.versions import value_since, version_key
 from vllm_preflight.resolve.base.state import Refusal, State, option_json
+from vllm_preflight.resolve.vllm_config.model_runner import uses_v2_runner
 
 FIRST = (0, 27, 0)
 _KDA_ARCHS = ("KimiLinearForCausalLM", "KimiK3ForConditionalGeneration")
@@ -61,8 +62,8 @@ def mamba_cache_mode(state: State, values: dict) -> str:
     """CacheConfig.mamba_cache_mode once VllmConfig's model hooks ran: for mamba and hybrid
     models MambaModelConfig's choice (prefix caching off: none; on: align, 0.27.x "all" where
     the model supports it), else the flag as given (0.33.0: the flag is ignored, "none")."""
+    from vllm_preflight.resolve.cache.cache_config import prefix_caching
     from vllm_preflight.resolve.vllm_config.model_hooks import _BAMBA, _MAMBA_ALL_MODE, _MAMBA_ARCHS, _is_hybrid
-    from vllm_preflight.resolve.vllm_config.post_init import prefix_caching
 
     given = "none" if state.release.key >= (0, 33, 0) else (values.get("mamba_cache_mode") or "none")
     arch = state.model.architecture if state.model is not None else ""
@@ -90,7 +91,7 @@ def _kv_connector(values: dict) -> bool:
     return isinstance(kv, dict) and kv.get("kv_connector") is not None and kv.get("kv_role") is not None
 
 
-def check(state: State, values: dict) -> None:
+def validate_mamba_cached_kernel(state: State, values: dict) -> None:
     """`validate_mamba_cached_kernel`; records use_kda_recoverssm in state.model_cfg."""
     if state.release.key < FIRST:
         return
@@ -132,8 +133,6 @@ def _first_rules(mode: str, k: int, backend: str) -> None:
 def _rules(state: State, values: dict, arch: str, k: int, backend: str, buffer_len: int, mode: str,
            kda: bool) -> None:
     """0.29.0+."""
-    from vllm_preflight.resolve.vllm_config.steps.cudagraph_mode import _uses_v2_runner
-
     new = _since(state, "kda_only_for_kimi")
     worded = _since(state, "prefix_caching_wording")
     if new and backend == "flashinfer" and buffer_len > 16:
@@ -146,7 +145,7 @@ def _rules(state: State, values: dict, arch: str, k: int, backend: str, buffer_l
                        "rounding, which requires an explicit float16 cache")
         if not new and mode not in ("none", "align"):
             raise _pyd("RecoverSSM supports only none and align Mamba cache modes")
-        if mode == "align" and not _uses_v2_runner(state):
+        if mode == "align" and not uses_v2_runner(state):
             what = "prefix caching" if worded else "align mode"
             raise _pyd(f"RecoverSSM with {what} requires VLLM_USE_V2_MODEL_RUNNER=1")
         if state.parallel["pipeline_parallel_size"] > 1:
@@ -178,5 +177,5 @@ def _rules(state: State, values: dict, arch: str, k: int, backend: str, buffer_l
                        if worded else "FlashInfer ReplaySSM does not support --mamba-cache-mode align yet; use none")
     elif backend != "triton":
         raise _pyd("--use-replayssm requires --mamba-backend triton or flashinfer")
-    elif _uses_v2_runner(state):
+    elif uses_v2_runner(state):
         raise _pyd("Triton ReplaySSM requires Model Runner V1; use --mamba-backend flashinfer or Model Runner V1")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from vllm_preflight.resolve.base.compilation_state import MOE_OPS
 from vllm_preflight.resolve.base.state import Refusal, State
 from vllm_preflight.resolve.platform import cuda as deepep_ht
 from vllm_preflight.resolve.vllm_config.steps import checks, cudagraph_mode, defaults, sequence_parallel, splitting_ops
-from vllm_preflight.resolve.vllm_config.steps.common import MOE_OPS
 
 STEPS = {name: fn for module in (defaults, cudagraph_mode, sequence_parallel, deepep_ht, splitting_ops, checks)
          for name, fn in vars(module).items()

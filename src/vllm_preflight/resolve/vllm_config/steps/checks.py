@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from vllm_preflight.resolve.base import modes
+from vllm_preflight.resolve.base.compilation_state import _breakable, _cg, _mode
 from vllm_preflight.resolve.base.state import State, validation_error
-from vllm_preflight.resolve.vllm_config.steps.common import _breakable, _cg, _mode
+from vllm_preflight.resolve.parallel.parallel_config import use_ubatching
 
 
 def final_checks(state: State) -> None:
@@ -13,13 +14,6 @@ def final_checks(state: State) -> None:
         state.log("warning", state.release.cascade_message, once=True)
     if modes.requires_piecewise_compilation(cg) and _mode(state) != "VLLM_COMPILE" and not _breakable(state):
         raise validation_error(state.release.piecewise_assert_message.format(cg=cg), "Assertion failed")
-
-
-def use_ubatching(state: State) -> bool:
-    """ParallelConfig.use_ubatching (0.14.0+): DBO, or --ubatch-size above 1; before 0.14.0
-    only DBO (there is no --ubatch-size)."""
-    par = state.parallel
-    return bool(par["enable_dbo"]) or (state.release.key >= (0, 14, 0) and (par.get("ubatch_size") or 0) > 1)
 
 
 def dbo_backend_check(state: State) -> None:

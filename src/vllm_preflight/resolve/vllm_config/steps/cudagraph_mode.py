@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from vllm_preflight.model import Event
 from vllm_preflight.resolve.base import modes
+from vllm_preflight.resolve.base.compilation_state import _breakable, _cg
 from vllm_preflight.resolve.base.state import State
-from vllm_preflight.resolve.vllm_config.steps.common import _breakable, _cg
+from vllm_preflight.resolve.vllm_config.model_runner import model_runner, uses_v2_runner
 
 
 def piecewise_needs_compile_none(state: State) -> None:
@@ -132,14 +133,9 @@ def full_graph_cascade_v0_11_0(state: State) -> None:
         state.model_cfg["disable_cascade_attn"] = True
 
 
-def _uses_v2_runner(state: State) -> bool:
-    """VllmConfig.use_v2_model_runner, decided in one place (runtime._runner, its rules per release)."""
-    return _model_runner(state) == "V2"
-
-
 def v2_runner_stock_compile(state: State) -> None:
     """0.32.0+: Model Runner V2 captures no CUDA graphs around stock torch.compile."""
-    if not _uses_v2_runner(state):
+    if not uses_v2_runner(state):
         return
     if state.cc["mode"] != "STOCK_TORCH_COMPILE" or _cg(state) == "NONE":
         return
@@ -179,7 +175,7 @@ def dynamic_spec_decode(state: State) -> None:
                + _DYNAMIC_SD_OFF.format(n=n))
         _dynamic_sd_off(state, "dynamic_sd.data_parallel", msg)
         return
-    v1 = rel.dynamic_sd_piecewise == "always" or _model_runner(state) == "V1"
+    v1 = rel.dynamic_sd_piecewise == "always" or model_runner(state) == "V1"
     method = state.speculative_method_resolved
     if v1 and rel.dynamic_sd_v1_methods is not None and method not in rel.dynamic_sd_v1_methods:
         msg = (f"Dynamic speculative decoding is not supported with the '{method}' speculative method on "
@@ -200,9 +196,3 @@ def _dynamic_sd_off(state: State, rule: str, msg: str) -> None:
     state.dynamic_sd_schedule = None
 
 
-def _model_runner(state: State) -> str:
-    """V1 or V2, as the runtime stage decides it (env, the release's default, architectures)."""
-    from vllm_preflight.releases.runtime_rules import runtime_rules
-    from vllm_preflight.resolve.runtime import _runner
-
-    return _runner(state, runtime_rules(state.release.version), [])

@@ -1,8 +1,8 @@
 """Defaults and overrides of compile mode, custom ops and the -O level tables."""
 from __future__ import annotations
 
+from vllm_preflight.resolve.base.compilation_state import _breakable, _cg, _event, _mode, _mode_field
 from vllm_preflight.resolve.base.state import State
-from vllm_preflight.resolve.vllm_config.steps.common import _breakable, _cg, _event, _mode, _mode_field
 from vllm_preflight.resolve.vllm_config.steps.level_defaults import levels
 
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from vllm_preflight.resolve.base import modes
+from vllm_preflight.resolve.base.compilation_state import _event
 from vllm_preflight.resolve.base.state import Refusal, State
-from vllm_preflight.resolve.vllm_config.steps.common import _event
 
 
 def sequence_parallel_custom_op(state: State) -> None:

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from vllm_preflight.resolve.base import modes
+from vllm_preflight.resolve.base.compilation_state import MOE_OPS, _attention_ops, _cg
 from vllm_preflight.resolve.base.state import State, validation_error
 from vllm_preflight.resolve.platform.cuda import _deepep_message
-from vllm_preflight.resolve.vllm_config.steps.common import MOE_OPS, _attention_ops, _cg
 
 
 def _empty_splitting_ops_downgrade(state: State) -> None:

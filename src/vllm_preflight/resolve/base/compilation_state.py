@@ -1,4 +1,5 @@
-"""Small readers of the state shared by the steps."""
+"""Small readers of the compilation config in the state, shared by the compilation steps and the
+platform update (below both)."""
 from __future__ import annotations
 
 from vllm_preflight.resolve.base.state import State
