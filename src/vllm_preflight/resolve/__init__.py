@@ -18,7 +18,7 @@ from vllm_preflight.resolve.base.state import Refusal, State
 from vllm_preflight.resolve.compilation import compilation_config as cc_mod
 from vllm_preflight.resolve.not_checked import not_checked
 from vllm_preflight.resolve.parallel.parallel_config import build_parallel_config
-from vllm_preflight.resolve.plan import plan_for
+from vllm_preflight.resolve.plan import model_facts_set, plan_for
 from vllm_preflight.resolve.vllm_config import steps
 
 
@@ -51,12 +51,14 @@ def resolved_view(state: State) -> dict:
 
 def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
             extra_env: Sequence[tuple[str, str]] = (), model_assume: dict[str, str] | None = None,
-            serve_stage: bool = True) -> Resolution:
+            serve_stage: bool = True, full_plan: bool = False) -> Resolution:
     """Resolve one deployment for one target (a release version, or "pr29558"). `serve_stage=False`
     leaves out what the `vllm serve` entry point itself checks (resolve/serve/): the engine config
     alone, as `AsyncEngineArgs(...).create_engine_config()` builds it. The steps are the release's
-    plan (resolve/plan.py), in vLLM's order (resolve/path.py)."""
+    plan (resolve/plan.py), in vLLM's order (resolve/path.py): the ones the deployment's inputs
+    reach, or every one with `full_plan=True` (the same result: tests/golden/test_plan_equivalence.py)."""
     release = get_release(target)
+    plan = plan_for(target)
     env = dict(deployment.env)
     env.update(dict(extra_env))  # --env wins over the command's own K=V words
     result = Resolution(source=deployment.source, target="pr29558" if target == PR29558 else "release",
@@ -65,9 +67,13 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
     state = State(release=release, gpu=gpu or GPUS[DEFAULT_GPU], env=env, model=None, base_dir=deployment.base_dir,
                   words=deployment.argv, serve_stage=serve_stage, model_assume=model_assume or {})
     try:
-        for step in plan_for(target):
+        for step in plan.head:
+            step.run(state, state.values)
+        values = state.values
+        body = plan.body if full_plan else plan.steps_for(values, env, model_facts_set(state))
+        for step in body:
             if step.takes_values:
-                step.run(state, state.values)
+                step.run(state, values)
             else:
                 step.run(state)
         result.resolved = resolved_view(state)

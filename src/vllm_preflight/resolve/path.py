@@ -109,6 +109,7 @@ def _stage_of(fn: Run | None) -> str:
 
 
 PIPELINE = Step(None)
+HEAD_ENDS_WITH = "model.read_model"  # every step up to the model's facts runs for every deployment
 
 PATH: tuple[Step, ...] = (
     # -- the server command, its parser and `vllm serve`'s own checks before the engine config
@@ -155,13 +156,24 @@ PATH: tuple[Step, ...] = (
     Step(structured_outputs.reasoning_parser),
     Step(model_hooks.try_verify_and_update_config),
     Step(verify_with_parallel_config.model_parallel_checks),
-    Step(post_init.early),
+    Step(post_init.float_kv_cache),
+    Step(post_init.adaptive_method),
+    Step(post_init.routed_experts_early),
+    Step(post_init.sampling_replay),
+    Step(post_init.trace_replay),
+    Step(post_init.nixl_context_parallel),
+    Step(post_init.stochastic_rounding),
+    Step(post_init.engram_microbatching),
+    Step(post_init.watermarking),
+    Step(post_init.hisparse_runner),
     Step(multimodal.vllm_config),  # EC producer, torch_shm IPC, processor device
     Step(lora_config.model_checks),
     Step(quant_config.verify_config),  # _get_quantization_config
     Step(model_runner.note_v2_features),
     Step(async_scheduling.async_scheduling_checks),
-    Step(post_init.after_async),
+    Step(post_init.async_executor),
+    Step(post_init.proton_eager),
+    Step(post_init.per_request_spec_decode_metrics),
     Step(kv_transfer_config.kv_connector_check),
     Step(kv_transfer_config.kv_transfer_config),
     PIPELINE,  # the release's compilation steps (releases/changes.py)
@@ -169,10 +181,23 @@ PATH: tuple[Step, ...] = (
     Step(kernel.kernel_platform_defaults),
     Step(kv_transfer_config.kv_offloading),
     Step(kv_transfer_config.kv_connector_full_graphs),
-    Step(post_init_late.before_runner),
+    Step(post_init.hisparse_checks),
+    Step(post_init_late.lookahead_slots),
     Step(model_runner.validate_v2_runner),
     Step(model_runner.validate_v1_runner),
-    Step(post_init_late.after_runner),
+    Step(post_init_late.routed_experts_0_21),
+    Step(post_init_late.profiler),
+    Step(post_init_late.batch_sharded_sampling),
+    Step(post_init_late.adaptive_verification),
+    Step(post_init_late.compile_range_endpoints),
+    Step(post_init_late.moonep),
+    Step(post_init_late.aux_output),
+    Step(post_init_late.hybrid_kv_cache_manager),
+    Step(post_init_late.hisparse_hma),
+    Step(post_init_late.kv_sleep_mode),
+    Step(post_init_late.kv_transfer_expandable_segments),
+    Step(post_init_late.nvfp4_mla),
+    Step(post_init_late.mamba_block_size),
     Step(replayssm.validate_mamba_cached_kernel),  # the last model validator
     Step(reasoning.initialize_token_ids),  # ReasoningConfig (0.20.0+)
     Step(serve.after_engine_config),

@@ -60,3 +60,9 @@ def raise_field_errors(cls: str, errors: list[tuple[str, str]]) -> None:
         n = len(errors)
         body = "\n".join(f"{field}\n  {message}" for field, message in errors)
         raise Refusal("ValidationError", f"{n} validation error{'s' if n > 1 else ''} for {cls}\n{body}")
+
+
+def bounded_dests(*classes: str) -> tuple[str, ...]:
+    """The options whose values the Field bounds of these classes check, in any release (what
+    the steps checking them read)."""
+    return tuple(sorted({row[1] for rel in _data().values() for cls in classes for row in rel.get(cls, [])}))

@@ -3,14 +3,16 @@
 create_engine_config leaves it."""
 from __future__ import annotations
 
-from vllm_preflight.resolve.base.field_bounds import field_errors, raise_field_errors
+from vllm_preflight.resolve.base.field_bounds import bounded_dests, field_errors, raise_field_errors
 from vllm_preflight.resolve.base.pydantic import field_error as _field
 from vllm_preflight.resolve.base.pydantic import value_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import State
 from vllm_preflight.resolve.base.value_facts import value_facts
 
 
 # ------------------------------------------------------------------ CacheConfig
+@reads(*bounded_dests("CacheConfig"))
 def cache_config(state: State, values: dict) -> None:
     """CacheConfig, right after the dcp assert in create_engine_config (0.12.0 arg_utils.py:1392,
     0.33.0 :2307). 0.11.0 has no field bounds; its model validator refuses a negative CPU offload
@@ -49,6 +51,7 @@ def prefix_caching(state: State, values: dict) -> bool | None:
     return True
 
 
+@reads("kv_cache_dtype")
 def cache_dtype_check(state: State, values: dict) -> None:
     """From 0.33.0 --kv-cache-dtype has no argparse choices; CacheConfig validates it."""
     rec = value_facts(state)

@@ -14,6 +14,7 @@ from vllm_preflight.resolve.base.modes import COMPILATION_MODES, CUDAGRAPH_INT, 
 from vllm_preflight.resolve.base.pydantic import _FALSE as _BOOL_FALSE
 from vllm_preflight.resolve.base.pydantic import _TRUE as _BOOL_TRUE
 from vllm_preflight.resolve.base.pydantic import ConfigInvalid, _int, _int_list, _str_list
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 
 # 0.12.0 keeps the pre-0.12 PassConfig names as deprecated aliases.
@@ -251,6 +252,7 @@ def refusal_from(e: ConfigInvalid, via_cli: bool, option: str = "--compilation-c
     return Refusal("ValidationError", e.pydantic_text())
 
 
+@reads(always=True)
 def default_config(state: State, values: dict) -> None:
     """No --compilation-config given: the release's CompilationConfig defaults (a given one was
     built as the parser read it)."""

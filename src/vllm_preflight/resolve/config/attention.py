@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from vllm_preflight.resolve.base.config_classes import class_of
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 
 
 # ------------------------------------------------------------------ attention / Mamba flags
+@reads("attention_backend", "attention_config")
 def attention_backend(state: State, values: dict) -> None:
     """--attention-backend goes into the attention config after LoRA (0.13.0 arg_utils.py:1646,
     0.33.0 :2727-2737): refused next to --attention-config's backend, and a name that is not a

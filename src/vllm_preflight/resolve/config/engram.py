@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from vllm_preflight.releases.versions import version_key
 from vllm_preflight.resolve.base.pydantic import lax_bool as _bool
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 
 # (first release): VllmConfig refuses an Engram config for a model without n-gram embeddings
@@ -25,6 +26,7 @@ _ENGRAM_MESSAGES = (("0.30.0", ("EngramConfig requires a model with supported En
 _AUX_OUTPUT = "0.31.0"
 
 
+@reads("engram_config", "aux_output_config", "enable_return_routed_experts")
 def after_parallel(state: State, values: dict) -> None:
     """The checks on JSON options that run once ParallelConfig is built: its redundant-experts
     check, then VllmConfig's checks of the Engram and AuxOutput configs."""

@@ -14,10 +14,12 @@ from functools import lru_cache
 
 from vllm_preflight.releases import data_file
 from vllm_preflight.resolve.base.pydantic import value_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 
 
 # ------------------------------------------------------------------ JSON options built with Cls(**value)
+@reads("diffusion_config", "watermark_config")
 def json_configs(state: State, values: dict) -> None:
     """--diffusion-config (0.24.0+) and --watermark-config (0.30.0+) are plain JSON that
     create_engine_config passes as keywords (0.33.0 arg_utils.py:2182-2196, right after the

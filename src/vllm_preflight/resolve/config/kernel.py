@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from vllm_preflight.resolve.base.pydantic import value_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import State
 
 # ------------------------------------------------------------------ KernelConfig.set_platform_defaults
@@ -18,6 +19,7 @@ _MOE_EP = (((0, 29, 0), ("flashinfer_moe_ep_mega_deep_gemm", "flashinfer_moe_ep_
 _PASSTHROUGH = (0, 32, 0)  # bind_passthrough_all2all_backend (0.32.0 config/kernel.py)
 
 
+@reads("moe_backend")
 def kernel_platform_defaults(state: State, values: dict) -> None:
     """KernelConfig.set_platform_defaults, inside VllmConfig.__post_init__ once the compilation mode
     is known (0.29.0; 0.33.0 config/kernel.py:451-459, config/vllm.py:1852): a FlashInfer MoE-EP

@@ -1,6 +1,7 @@
 """MambaConfig (vllm/config/mamba.py): --mamba-backend (0.20.0+) and --mamba-ssu-algorithm (0.27.0+)."""
 from __future__ import annotations
 
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 
 # MambaBackendEnum's members by first release (0.20.0 config/mamba.py; CPU from 0.27.0)
@@ -10,6 +11,7 @@ _MAMBA_BACKENDS = (((0, 20, 0), ("TRITON", "FLASHINFER")), ((0, 27, 0), ("TRITON
 _SSU_ALGORITHM = (0, 27, 0)  # MambaConfig.validate_ssu_algorithm, called by create_engine_config
 
 
+@reads("mamba_backend", "mamba_ssu_algorithm")
 def mamba_flags(state: State, values: dict) -> None:
     """The Mamba config overrides after the attention config (0.20.0 arg_utils.py:2019, 0.33.0
     :2769-2786): --mamba-backend by enum name, then --mamba-ssu-algorithm only with FlashInfer."""

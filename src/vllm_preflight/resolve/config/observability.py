@@ -8,8 +8,9 @@ import re
 from itertools import pairwise
 from typing import Any
 
-from vllm_preflight.resolve.base.field_bounds import field_errors, raise_field_errors
+from vllm_preflight.resolve.base.field_bounds import bounded_dests, field_errors, raise_field_errors
 from vllm_preflight.resolve.base.pydantic import value_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import State
 
 # ------------------------------------------------------------------ LoadConfig .. OffloadConfig
@@ -26,12 +27,14 @@ _HIDDEN_METRICS = (0, 11, 1)
 _TRACES_NEED_ENDPOINT = (0, 11, 1)  # the model validator (0.11.0 has none)
 
 
+@reads(*bounded_dests("LoadConfig"))
 def load_config(state: State, values: dict) -> None:
     """LoadConfig's field bounds, after the attention and Mamba flags (0.12.0 arg_utils.py:1683-1700,
     0.33.0 :2727-2830); ObservabilityConfig follows."""
     raise_field_errors("LoadConfig", field_errors(state, "LoadConfig", values))
 
 
+@reads("collect_detailed_traces", "custom_histogram_buckets", "otlp_traces_endpoint", "show_hidden_metrics_for_version", *bounded_dests("ObservabilityConfig"))
 def observability(state: State, values: dict) -> None:
     """ObservabilityConfig (0.12.0 config/observability.py:92-130, 0.33.0 :145-222): its bounded
     field and a version that packaging cannot parse are field errors; the model validator then

@@ -2,13 +2,15 @@
 validator (0.17.0+)."""
 from __future__ import annotations
 
-from vllm_preflight.resolve.base.field_bounds import field_errors, raise_field_errors
+from vllm_preflight.resolve.base.field_bounds import bounded_dests, field_errors, raise_field_errors
 from vllm_preflight.resolve.base.pydantic import value_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import State
 
 _OFFLOAD_VALIDATOR = (0, 17, 0)  # OffloadConfig.validate_offload_config (0.17.0 config/offload.py)
 
 
+@reads("offload_backend", *bounded_dests("UVAOffloadConfig", "PrefetchOffloadConfig"))
 def offload(state: State, values: dict) -> None:
     """OffloadConfig's nested UVA and prefetch configs (their bounds), then its model validator
     (0.33.0 config/offload.py:97-113): prefetch offloading (the backend or a group size) needs

@@ -14,6 +14,7 @@ engine has started. 0.33.0's argparse type maps `none` in any case to no parser.
 from __future__ import annotations
 
 from vllm_preflight.model import Assumption
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 from vllm_preflight.resolve.serve.serve import registered
 
@@ -28,6 +29,7 @@ def _name(state: State, value) -> str:
     return name
 
 
+@reads("reasoning_parser", "reasoning_parser_plugin")
 def initialize_token_ids(state: State, v: dict) -> None:
     """The lookup of `initialize_token_ids`. `plugin_imported`: `vllm serve` imported a
     --reasoning-parser-plugin file before building the engine (the engine alone does not)."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from vllm_preflight.resolve.base.pydantic import field_error
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import State
 from vllm_preflight.resolve.base.value_facts import value_facts
 from vllm_preflight.resolve.parser.json_options import _reasoning_parser_problem
@@ -18,6 +19,7 @@ def structured_outputs_problem(so: dict, state: State) -> str | None:
             f"[type=literal_error, input_value={backend!r}, input_type=str]")
 
 
+@reads("reasoning_parser")
 def reasoning_parser(state: State, values: dict) -> None:
     """create_engine_config puts --reasoning-parser in the structured-outputs config; VllmConfig
     revalidates that (its reasoning-parser registry, 0.11.1-0.12.x)."""

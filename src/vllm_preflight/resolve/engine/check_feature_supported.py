@@ -1,9 +1,11 @@
 """EngineArgs._check_feature_supported (vllm/engine/arg_utils.py), right after the model config."""
 from __future__ import annotations
 
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State, option_json
 
 
+@reads("speculative_config", "logits_processor_pattern", "max_num_partial_prefills", "max_long_partial_prefills", "pipeline_parallel_size", "distributed_executor_backend")
 def feature_checks(state: State, values: dict) -> None:
     """EngineArgs._check_feature_supported, right after the model config is built (0.12.0
     arg_utils.py:1753-1796, 0.33.0 :2920-2937)."""

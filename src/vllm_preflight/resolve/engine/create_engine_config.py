@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 
 
@@ -31,6 +32,7 @@ def _optimization_level(text: Any) -> int:
     return value
 
 
+@reads(env=("VLLM_*",))
 def validate_environ(state: State, values: dict) -> None:
     """0.17.0+: create_engine_config warns about VLLM_* variables the release does not know."""
     if not state.release.validate_environ:
@@ -48,6 +50,7 @@ def validate_environ(state: State, values: dict) -> None:
             state.log("warning", f"Unknown vLLM environment variable detected: {name}")
 
 
+@reads("async_scheduling", "pipeline_parallel_size", "speculative_config")
 def async_scheduling_0_11_0(state: State, values: dict) -> None:
     """0.11.0 create_engine_config (arg_utils.py:1289-1304), before ParallelConfig: async scheduling
     with PP or any --speculative-config; later releases check both in VllmConfig."""
@@ -59,12 +62,14 @@ def async_scheduling_0_11_0(state: State, values: dict) -> None:
         raise Refusal("ValueError", "Currently, speculative decoding is not supported with async scheduling.")
 
 
+@reads(always=True)
 def optimization_level(state: State, values: dict) -> None:
     """-O / --optimization-level (0.12.0+), validated as VllmConfig's IntEnum field."""
     if state.release.has_optimization_level:
         state.optimization_level = _optimization_level(values.get("optimization_level", 2))
 
 
+@reads("cuda_graph_sizes", "cudagraph_capture_sizes", "max_cudagraph_capture_size")
 def capture_size_flags(state: State, v: dict) -> None:
     """`--cuda-graph-sizes`, `--cudagraph-capture-sizes`, `--max-cudagraph-capture-size` go into
     the compilation config; each is refused next to the same field in `-cc`."""
@@ -93,6 +98,7 @@ def _flag_into_config(state: State, flag: str, field: str, value) -> None:
 _KDA_PREFILL = (0, 30, 0)  # --kda-prefill-backend (0.30.0 arg_utils.py; 0.33.0 :2870-2878)
 
 
+@reads("kda_prefill_backend")
 def kda_prefill_backend(state: State, values: dict) -> None:
     """After OffloadConfig: the KDA prefill backend must suit the platform (a CUDA GPU here)."""
     if state.release.key >= _KDA_PREFILL and values.get("kda_prefill_backend") == "fused":

@@ -2,10 +2,12 @@
 multi-node / data-parallel load-balancing options and the data-parallel backend."""
 from __future__ import annotations
 
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 
 
 # ------------------------------------------------------------ create_engine_config
+@reads(always=True)
 def dcp_divides_tp(state: State, values: dict) -> None:
     """A bare assert in create_engine_config (not inside a pydantic config)."""
     state.parallel.update({"tensor_parallel_size": values.get("tensor_parallel_size", 1) or 1,
@@ -104,6 +106,7 @@ def multi_node_checks(state: State, values: dict) -> None:
     state.parallel["data_parallel_external_lb"] = ext
 
 
+@reads(always=True)
 def dp_backend_check(state: State, values: dict) -> None:
     """Without --data-parallel-address, a backend other than ray must be mp (a bare assert)."""
     multi_node_checks(state, values)

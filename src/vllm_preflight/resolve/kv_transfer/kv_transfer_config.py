@@ -6,6 +6,7 @@ from __future__ import annotations
 from vllm_preflight.model import Assumption
 from vllm_preflight.resolve.base.pydantic import validator_error as _pyd
 from vllm_preflight.resolve.base.pydantic import value_error
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State, option_json
 from vllm_preflight.resolve.base.value_facts import value_facts
 
@@ -34,6 +35,7 @@ def kv_transfer_problem(kv: dict, state: State) -> str | None:
     return None
 
 
+@reads("kv_transfer_config")
 def kv_transfer_config(state: State, values: dict) -> None:
     """The KVTransferConfig VllmConfig holds (the compilation steps read it)."""
     state.kv_transfer = _kv_dict(values)
@@ -44,6 +46,7 @@ def _kv_dict(values: dict):
     return kv if isinstance(kv, dict) else None
 
 
+@reads("kv_transfer_config", "disable_hybrid_kv_cache_manager")
 def kv_connector_check(state: State, values: dict) -> None:
     """From 0.22.0 VllmConfig.__post_init__ looks the connector class up whenever a KV-transfer
     config is given and no hybrid-KV-cache-manager preference is (its HMA default: 0.22.0
@@ -75,6 +78,7 @@ def _p2p_nccl_msgpack(state: State, kv: dict, assumptions: list[Assumption]) -> 
     raise Refusal("ModuleNotFoundError", "No module named 'msgpack'")
 
 
+@reads("kv_transfer_config")
 def kv_connector_full_graphs(state: State, values: dict) -> None:
     """After the compilation steps: the connector lookup for full CUDA graphs (0.17.0+, recorded
     on 0.21.0: a KV-transfer instance, a connector and a valid role, when the resolved mode has
@@ -107,6 +111,7 @@ def _lookup_connector(state: State, kv: dict) -> None:
 _OFFLOADING_NEEDS_SIZE = ((0, 11, 1), (0, 14, 0))  # (first release, first release without)
 
 
+@reads("kv_offloading_backend", "kv_offloading_size")
 def kv_offloading(state: State, values: dict) -> None:
     """VllmConfig._post_init_kv_transfer_config, near the end of VllmConfig.__post_init__ (0.12.0
     config/vllm.py:459-476): a KV offloading backend without a size is refused until 0.13.x;

@@ -23,6 +23,7 @@ import json
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import ModelFacts
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State, validation_error
 from vllm_preflight.resolve.model.model_config import model_name
 
@@ -65,6 +66,7 @@ def _default_mm_loras(value) -> bool:
     return bool(value)
 
 
+@reads("default_mm_loras", "enable_lora", "enable_lora_bias", "fully_sharded_loras", "lora_extra_vocab_size", "max_cpu_loras", "max_lora_cls_labels", "max_lora_rank", "max_loras", "speculative_config", env=("VLLM_LORA_ENABLE_DUAL_STREAM",))
 def engine_checks(state: State, values: dict) -> None:
     """create_engine_config, right after the SchedulerConfig (and the speculative config)."""
     facts = state.facts
@@ -142,6 +144,7 @@ def _speculative_budget(state: State) -> None:
                                     "num_speculative_tokens")
 
 
+@reads("enable_lora", "cpu_offload_gb", "moe_backend", "runner", env=("INKLING_MULTIMEM_AR", "VLLM_USE_V1"))
 def model_checks(state: State, values: dict) -> None:
     """VllmConfig.__post_init__: the LoRA config against the kernel and model configs."""
     facts, model = state.facts, model_name(state.parsed)

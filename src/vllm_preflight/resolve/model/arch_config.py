@@ -3,6 +3,7 @@ max_model_len) and ModelConfig.is_hybrid (the release's registry, then the confi
 from __future__ import annotations
 
 from vllm_preflight.releases.architectures import registry_is_hybrid
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 from vllm_preflight.resolve.model.max_model_len import transformers_v5
 
@@ -50,6 +51,7 @@ _NO_HEADS_CONFIGS = {"mamba2": "Mamba2Config"}
 _KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num")
 
 
+@reads(model=("architecture",))
 def arch_config_convertor(state: State, values: dict) -> None:
     """ModelConfig.__post_init__ builds its model_arch_config (0.14.0 config/model.py:498):
     0.14.0-0.17.1 count the kv heads falling back to hf_text_config.num_attention_heads read

@@ -6,6 +6,7 @@ from vllm_preflight.modelfacts import TextConfigNotAConfig, model_facts
 from vllm_preflight.releases import Release
 from vllm_preflight.releases.versions import version_key
 from vllm_preflight.resolve.base.pydantic import field_error
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 from vllm_preflight.resolve.model.max_model_len import verify_max_len
 from vllm_preflight.resolve.parser.argument_parser import ParsedArgs
@@ -17,6 +18,7 @@ from vllm_preflight.resolve.parser.argument_parser import ParsedArgs
 _POOLING_TYPE_LOWER = ("0.12.0", "0.14.0")
 
 
+@reads("pooler_config")
 def model_default_checks(state: State, values: dict) -> None:
     """Right after ModelConfig (EngineArgs._set_default_args): a --pooler-config without a
     pooling_type on a generative decoder model crashes vLLM 0.12.x-0.13.x (the pooling runner
@@ -75,6 +77,7 @@ def read_model(state: State, values: dict) -> None:
     state.model = facts
 
 
+@reads("override_generation_config")
 def override_generation_config(state: State, values: dict) -> None:
     """A ModelConfig dict field, validated by pydantic."""
     ogc = values.get("override_generation_config")
@@ -82,6 +85,7 @@ def override_generation_config(state: State, values: dict) -> None:
         raise field_error("ModelConfig", "override_generation_config", "Input should be a valid dictionary")
 
 
+@reads(always=True)
 def model_fields(state: State, values: dict) -> None:
     """ModelConfig's max_model_len (get_and_verify_max_len, model/max_model_len.py) and the fields
     the later configs read: enforce_eager, the runner (`--runner auto` is pooling for a pooling

@@ -41,6 +41,7 @@ from typing import Any
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import ModelFacts
 from vllm_preflight.releases import data_file
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State, option_json, validation_error
 
 _SHM_DEFAULT_MB = 128
@@ -342,6 +343,7 @@ def _cache_gb(state: State, v: dict, log: bool = True) -> float:
     return env_gb
 
 
+@reads("disable_mm_preprocessor_cache", "limit_mm_per_prompt", "media_io_kwargs", "mm_processor_cache_gb", "mm_processor_kwargs", env=("VLLM_MM_INPUT_CACHE_GIB",))
 def model_arguments(state: State, v: dict) -> None:
     """ModelConfig's validation of its typed multimodal arguments, for every model, before its
     __post_init__ runs (EngineArgs.create_model_config reads the deprecated cache spellings first)."""
@@ -352,6 +354,7 @@ def model_arguments(state: State, v: dict) -> None:
         raise _refusal("ModelConfig", errors)
 
 
+@reads(always=True)
 def model_config(state: State, v: dict) -> None:
     """ModelConfig.__post_init__'s multimodal part: MultiModalConfig for a multimodal architecture,
     then the checks that follow it."""
@@ -400,6 +403,7 @@ def _ec_encode_only(v: dict) -> bool:
     return ec.get("ec_role") == "ec_producer"
 
 
+@reads("ec_transfer_config", "language_model_only", "mm_processor_device", "mm_processor_kwargs", "mm_tensor_ipc", env=("VLLM_WORKER_MULTIPROC_METHOD",), model=("multimodal",))
 def vllm_config(state: State, v: dict) -> None:
     """VllmConfig.__post_init__'s multimodal checks."""
     key = state.release.key

@@ -58,6 +58,7 @@ from __future__ import annotations
 from vllm_preflight.model import Assumption
 from vllm_preflight.modelfacts import ModelFacts
 from vllm_preflight.releases import data_file
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 
 _DATA: dict | None = None
@@ -266,6 +267,7 @@ def _override(name: str, q: dict, user: str | None, facts: ModelFacts, v: tuple,
 
 
 # --------------------------------------------------------------- ModelConfig
+@reads("quantization", "allow_deprecated_quantization", model=("quantized",), env=("VLLM_BATCH_INVARIANT",))
 def verify_model(state: State, values: dict) -> None:
     """ModelConfig._verify_quantization: the method vLLM resolves (kept in
     state.model_cfg["quantization"]), or a refusal."""

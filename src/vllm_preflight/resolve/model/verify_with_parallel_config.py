@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.resolve.base.pydantic import validator_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
+from vllm_preflight.resolve.parallel.parallel_config import PARALLEL_SIZES
 
 
 # ------------------------------------------------------------ VllmConfig.__post_init__
+@reads(*PARALLEL_SIZES, "model_impl", "model_class_overrides", "convert", "runner")
 def model_parallel_checks(state: State, values: dict) -> None:
     """ModelConfig.verify_with_parallel_config, the first step of VllmConfig.__post_init__."""
     verify_with_parallel_config(state, state.model, values, "VllmConfig")

@@ -6,7 +6,12 @@ from __future__ import annotations
 from vllm_preflight.model import Assumption
 from vllm_preflight.resolve.base.pydantic import ConfigInvalid, _int
 from vllm_preflight.resolve.base.pydantic import validator_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
+
+# the sizes ParallelConfig is built from (a step reading state.parallel's sizes reads these)
+PARALLEL_SIZES = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "decode_context_parallel_size",
+                  "prefill_context_parallel_size", "enable_expert_parallel", "enable_dbo", "ubatch_size")
 
 
 def all2all_env_value(state: State, value: str) -> str:
@@ -20,6 +25,7 @@ def all2all_env_value(state: State, value: str) -> str:
     return value
 
 
+@reads(*PARALLEL_SIZES, "data_parallel_rank", "data_parallel_size_local", "data_parallel_external_lb", "data_parallel_hybrid_lb", "data_parallel_start_rank", "node_rank", "distributed_executor_backend", "enable_eplb", "nnodes")
 def parallel_checks(state: State, values: dict) -> None:
     """ParallelConfig.__post_init__ and its model validator."""
     par = state.parallel
@@ -93,6 +99,7 @@ def world_size_check(state: State, values: dict) -> None:
                                  "appropriately.")
 
 
+@reads("distributed_executor_backend", "data_parallel_backend")
 def executor_backend_check(state: State, values: dict) -> None:
     """--distributed-executor-backend: `ray` needs the ray package, which vLLM no longer installs
     by 0.27.0; from 0.19.0 VllmConfig takes any other unknown name as a `module.Class` path."""
@@ -142,6 +149,7 @@ def all2all_backend(state: State, flag_value: str | None) -> str | None:
     return flag_value or default  # 0.16.0+: the env var is gone
 
 
+@reads(always=True)
 def build_parallel_config(state: State, values: dict) -> None:
     """ParallelConfig from flag values (or a `parallel_config` dict): sizes, then the all2all
     backend from flag or env by release, then the fallback for removed backends."""
@@ -169,6 +177,7 @@ def removed_backend_fallback(state: State) -> None:
                   "warning")
 
 
+@reads("enable_eplb", "eplb_config", "num_redundant_experts")
 def parallel_eplb_check(state: State, values: dict) -> None:
     """ParallelConfig refuses redundant experts without EPLB (0.12.0 config/parallel.py:306,
     0.33.0 :586). Where the release still has the deprecated --num-redundant-experts (0.11.x),
@@ -195,6 +204,7 @@ def parallel_eplb_check(state: State, values: dict) -> None:
                                          f"enable EPLB or unset num_redundant_experts. [type=value_error]")
 
 
+@reads("enable_dbo", "ubatch_size", "dbo_decode_token_threshold", "dbo_prefill_token_threshold")
 def dbo_thresholds(state: State, values: dict) -> None:
     """0.30.0+ ParallelConfig._verify_args, last (0.30.0 config/parallel.py:1090-1100, 0.33.0
     :1178-1187): with microbatching on, both DBO token thresholds (defaults 32 and 512) must be

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 from vllm_preflight.resolve.model.quantization import (
     _MODELOPT_FP8_ALGOS,
@@ -321,6 +322,7 @@ def _from_checkpoint(cls_name: str, q: dict, v: tuple) -> None:
             raise _pyd("VllmConfig", f"Unsupported quantization config: bits={bits}, sym={sym}")
 
 
+@reads("quantization", "dtype", model=("quantized",))
 def verify_config(state: State, values: dict) -> None:
     """VllmConfig._get_quantization_config: build the method's config, then its capability
     and activation dtype checks."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from vllm_preflight.resolve.base.field_bounds import field_errors, raise_field_errors
 from vllm_preflight.resolve.base.pydantic import value_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 
 
@@ -58,6 +59,7 @@ def scheduler_post_init(state: State, values: dict, mns: int, max_model_len: int
                                       f"max_model_len ({max_model_len}).")
 
 
+@reads(always=True)
 def scheduler_config(state: State, values: dict) -> None:
     """SchedulerConfig's budgets as create_engine_config fills them in (usage context: the OpenAI
     API server; the defaults follow the GPU's memory), then its field bounds (after the diffusion

@@ -24,6 +24,7 @@ from functools import lru_cache
 
 from vllm_preflight.model import Assumption
 from vllm_preflight.releases import data_file
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 
 # rule -> the first release with it (v1_only: the first release without it)
@@ -358,6 +359,7 @@ def front_door(state: State, v: dict) -> None:
         v["data_parallel_start_rank"] = None
 
 
+@reads(always=True)
 def after_engine_config(state: State, v: dict) -> None:
     """What `vllm serve` checks once the engine config is built."""
     if state.serve_mode is not None:

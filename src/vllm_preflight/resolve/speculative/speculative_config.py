@@ -8,6 +8,7 @@ import json
 from vllm_preflight.model import Assumption
 from vllm_preflight.resolve.base.pydantic import field_error as _field
 from vllm_preflight.resolve.base.pydantic import validator_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
 from vllm_preflight.resolve.base.value_facts import value_facts
 from vllm_preflight.resolve.model.verify_with_parallel_config import verify_with_parallel_config
@@ -127,6 +128,7 @@ def _spec_flags(v: dict) -> None:
         v["speculative_config"] = {**spec, key: value}
 
 
+@reads("speculative_config", "convert", "dtype", "model_class_overrides", "model_impl", "runner", "tensor_parallel_size")
 def speculative_config(state: State, values: dict) -> None:
     """create_speculative_config: the --spec-* flags folded in, the JSON (an object), then
     SpeculativeConfig's checks; the token count and method the later configs read."""

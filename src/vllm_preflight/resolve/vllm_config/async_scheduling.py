@@ -3,6 +3,7 @@ without padded batches (0.33.0: on the V1 runner only)."""
 from __future__ import annotations
 
 from vllm_preflight.resolve.base.pydantic import validator_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import State
 from vllm_preflight.resolve.vllm_config.model_runner import uses_v2_runner
 
@@ -19,6 +20,7 @@ def _async_spec_refused(state: State) -> str | None:
     return method
 
 
+@reads("async_scheduling", env=("VLLM_USE_V2_MODEL_RUNNER",))
 def async_scheduling_checks(state: State, values: dict) -> None:
     """Async scheduling asked for explicitly: hard failures in VllmConfig.__post_init__ (PP, then
     the speculative method; 0.33.0: only on the V1 runner, the method first)."""

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vllm_preflight.releases.architectures import MAMBA_ARCHS
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State, option_json, validation_error
 from vllm_preflight.resolve.model.arch_config import _is_hybrid
 
@@ -537,6 +538,7 @@ MODEL_HOOKS: dict[str, tuple[tuple, Hook]] = {
 HOOKS = {arch: hook for arch, (_, hook) in VLLM_HOOKS.items()}
 
 
+@reads("enable_prefix_caching", "mamba_cache_mode", "speculative_config", model=("architecture",))
 def try_verify_and_update_config(state: State, values: Values) -> None:
     """The model-stage hook, then the VllmConfig-stage hook (then, for hybrid and mamba
     models, the mamba hook), then the breakable-graph default."""

@@ -8,6 +8,7 @@ from vllm_preflight.releases.layers import MAMBA_LIKE as _MAMBA_LIKE
 from vllm_preflight.releases.layers import layers_for
 from vllm_preflight.releases.runtime_rules import RuntimeRules, runtime_rules
 from vllm_preflight.resolve.base.pydantic import validator_error as _pyd
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import State, option_json
 from vllm_preflight.resolve.parallel.parallel_config import use_ubatching
 from vllm_preflight.resolve.speculative.draft_features import forces_v2, v1_flags
@@ -20,6 +21,7 @@ def _truthy(v: str | None) -> bool | None:
     return v.strip().lower() in ("1", "true")
 
 
+@reads(always=True)
 def validate_v2_runner(state: State, values: dict) -> None:
     """0.20.0+ `_validate_v2_model_runner` (0.20.0 config/vllm.py:1153-1154 and :1787-1828, 0.22.0
     :1298-1299 and :2057-2067, 0.30.0 :1853-1854 and :3079-3088): a config that takes the V2 runner
@@ -38,6 +40,7 @@ def validate_v2_runner(state: State, values: dict) -> None:
         raise _pyd("VllmConfig", prefix + ", ".join(found))
 
 
+@reads(always=True)
 def validate_v1_runner(state: State, values: dict) -> None:
     """0.29.0+ `_validate_v1_model_runner` (0.31.0 config/vllm.py:2051-2054, features :3105-3124),
     late in `__post_init__`: after the compilation rules, so the runner is decided on the final
@@ -129,6 +132,7 @@ _V2_FLAG_TEXT = {"elastic_ep": "elastic expert parallelism", "routed_experts": "
                  "kv_fast_prefill": "KV sharing fast prefill", "ec_transfer": "EC transfer"}
 
 
+@reads(always=True)
 def note_v2_features(state, values: dict) -> None:
     """The engine arguments behind V2-unsupported features (kept on the state for `_v2_unsupported`,
     which the runner choice and validate_v2_runner both ask)."""
@@ -187,7 +191,7 @@ def choose_runner(state, r: RuntimeRules, events: list) -> str:
     """VllmConfig.use_v2_model_runner: the environment variable, the cases that take V2 anyway,
     the release's default (opt-in, listed architectures, every model from 0.29.0), then V1
     for a feature V2 lacks (rules.V2_RUNNER_DEFAULT_FIRST)."""
-    if state.model_cfg.get("hisparse"):  # 0.30.0+: HiSparse takes V2 (vllm_config_checks._hisparse_runner)
+    if state.model_cfg.get("hisparse"):  # 0.30.0+: HiSparse takes V2 (vllm_config/post_init.py: hisparse_runner)
         return "V2"
     if state.model_cfg.get("watermark"):  # 0.30.0+ (0.33.0 config/vllm.py:740-746): watermarking takes V2 too
         if _truthy(state.env.get("VLLM_USE_V2_MODEL_RUNNER")) is False:

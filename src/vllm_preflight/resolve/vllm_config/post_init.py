@@ -28,6 +28,7 @@ and speculative.py); a rule's wording changes are keyed the same way.
 """
 from __future__ import annotations
 
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State, option_json
 from vllm_preflight.resolve.vllm_config.common import (
     _adaptive,
@@ -42,22 +43,8 @@ from vllm_preflight.resolve.vllm_config.model_runner import uses_v2_runner
 
 
 # ------------------------------------------------------------------------------- early
-def early(state: State, values: dict) -> None:
-    """The checks of VllmConfig.__post_init__ between verify_with_parallel_config and the
-    quantization config (this port runs them after its own parallel checks)."""
-    _float_kv_cache(state, values)
-    _adaptive_method(state, values)
-    _routed_experts_early(state, values)
-    _sampling_replay(state, values)
-    _trace_replay(state, values)
-    _nixl_context_parallel(state, values)
-    _stochastic_rounding(state, values)
-    _engram_microbatching(state, values)
-    _watermarking(state, values)
-    _hisparse_runner(state, values)
-
-
-def _float_kv_cache(state: State, values: dict) -> None:
+@reads("kv_cache_dtype", "dtype")
+def float_kv_cache(state: State, values: dict) -> None:
     """0.33.0 `_reject_mismatched_float_kv_cache` (config/vllm.py:1492): an explicit
     float16/bfloat16 KV cache must match the model's dtype."""
     cache = values.get("kv_cache_dtype")
@@ -73,7 +60,8 @@ def _float_kv_cache(state: State, values: dict) -> None:
                f"`--kv-cache-dtype` to {allowed}.")
 
 
-def _adaptive_method(state: State, values: dict) -> None:
+@reads("speculative_config")
+def adaptive_method(state: State, values: dict) -> None:
     """SpeculativeConfig's rule for enable_adaptive_verification (0.28.0 speculative.py:1141:
     DSpark only; 0.30.0 :1563, 0.33.0 :1712: any method but not with use_local_argmax_reduction)."""
     spec = _spec(values)
@@ -86,7 +74,8 @@ def _adaptive_method(state: State, values: dict) -> None:
                    "use_local_argmax_reduction never materializes. Disable one of them.", "SpeculativeConfig")
 
 
-def _routed_experts_early(state: State, values: dict) -> None:
+@reads("enable_return_routed_experts", "aux_output_config", "kv_transfer_config", "prefill_context_parallel_size")
+def routed_experts_early(state: State, values: dict) -> None:
     """0.22.0-0.30.x (config/vllm.py 0.22.0 :844, 0.30.0 :1279-1310): routed experts capture
     refuses PP, context parallelism (0.28.0+) and any KV-transfer instance."""
     if not values.get("enable_return_routed_experts") or not _since(state, (0, 22, 0)) or _since(state, (0, 31, 0)):
@@ -103,7 +92,8 @@ def _routed_experts_early(state: State, values: dict) -> None:
                    "KV cache offload).")
 
 
-def _sampling_replay(state: State, values: dict) -> None:
+@reads("return_sampling_mask", "logits_processors", "logprobs_mode", "speculative_config", env=("VLLM_USE_V2_MODEL_RUNNER",))
+def sampling_replay(state: State, values: dict) -> None:
     """0.28.0+ `_verify_sampling_replay_config` (--return-sampling-mask): Model Runner V2, no
     speculative decoding (0.32.0+: no adaptive verification), no custom logits processors, and
     logprobs mode processed_logprobs. (Diffusion models, also refused, are not modelled.)"""
@@ -124,7 +114,8 @@ def _sampling_replay(state: State, values: dict) -> None:
                    "logprobs are normalized over the same nucleus as the sampling mask")
 
 
-def _trace_replay(state: State, values: dict) -> None:
+@reads("enable_trace_replay", env=("VLLM_USE_V2_MODEL_RUNNER",))
+def trace_replay(state: State, values: dict) -> None:
     """0.29.0+ `_verify_trace_replay_config` (--enable-trace-replay): Model Runner V2."""
     if not _since(state, (0, 29, 0)) or not values.get("enable_trace_replay"):
         return
@@ -132,7 +123,8 @@ def _trace_replay(state: State, values: dict) -> None:
         raise _pyd("trace replay requires Model Runner V2")
 
 
-def _nixl_context_parallel(state: State, values: dict) -> None:
+@reads("kv_transfer_config", "prefill_context_parallel_size")
+def nixl_context_parallel(state: State, values: dict) -> None:
     """0.29.0+ asserts for a NixlConnector (directly or in a MultiConnector): 0.29.x no PCP, DCP 1
     or the TP size, DCP only for MLA and not for hybrid models; 0.30.0+ DCP 1 or the transfer
     size max(TP, PCP), DCP only for MLA (0.29.0 config/vllm.py:1147-1168, 0.33.0 :1572-1590)."""
@@ -165,7 +157,8 @@ def _nixl_context_parallel(state: State, values: dict) -> None:
             raise fail("PD with decode_context_parallel_size > 1 is not supported for hybrid Mamba/SSM models.")
 
 
-def _stochastic_rounding(state: State, values: dict) -> None:
+@reads("enable_mamba_cache_stochastic_rounding", "mamba_ssm_cache_dtype")
+def stochastic_rounding(state: State, values: dict) -> None:
     """0.20.0+ (0.33.0 config/vllm.py:1594): stochastic rounding of the Mamba cache needs a
     float16 SSM cache."""
     if not _since(state, (0, 20, 0)) or not values.get("enable_mamba_cache_stochastic_rounding"):
@@ -176,7 +169,8 @@ def _stochastic_rounding(state: State, values: dict) -> None:
                    "by not specifying `--enable-mamba-cache-stochastic-rounding`.")
 
 
-def _engram_microbatching(state: State, values: dict) -> None:
+@reads("engram_config", "enable_dbo", "ubatch_size")
+def engram_microbatching(state: State, values: dict) -> None:
     """0.30.0+ `_resolve_and_verify_engram_config` (0.33.0 config/vllm.py:1474): DeepSeek V4.1
     with Engram layers refuses DBO and microbatching (--enable-dbo or --ubatch-size > 1)."""
     if not _since(state, (0, 30, 0)) or state.model is None or state.model.architecture != "DeepseekV41ForCausalLM":
@@ -190,7 +184,8 @@ def _engram_microbatching(state: State, values: dict) -> None:
                    "--ubatch-size to 0.")
 
 
-def _watermarking(state: State, values: dict) -> None:
+@reads("watermark_config", "speculative_config")
+def watermarking(state: State, values: dict) -> None:
     """0.30.0+ (0.30.0 `_check_watermarking_unsupported` config/vllm.py:1143, 0.32.0+
     `_check_supports_watermarking`, 0.33.0 :1343-1400): a --watermark-config with speculative
     decoding needs probabilistic draft sampling, standard rejection sampling, no parallel drafting
@@ -234,7 +229,8 @@ def _hisparse(state: State, values: dict) -> bool:
     return kv is not None and _has_connector(kv, "HiSparseConnector")
 
 
-def _hisparse_runner(state: State, values: dict) -> None:
+@reads("attention_config", "kv_transfer_config", env=("VLLM_USE_V2_MODEL_RUNNER",))
+def hisparse_runner(state: State, values: dict) -> None:
     """0.30.0+ VllmConfig.use_v2_model_runner (0.33.0 config/vllm.py:732): HiSparse takes Model
     Runner V2 and refuses VLLM_USE_V2_MODEL_RUNNER=0."""
     if not _hisparse(state, values):
@@ -251,6 +247,7 @@ def _hisparse_runner(state: State, values: dict) -> None:
         raise _pyd("HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0.")
 
 
+@reads("attention_config", "kv_transfer_config", "scheduler_reserve_full_isl")
 def hisparse_checks(state: State, values: dict) -> None:
     """0.30.0+ (0.30.0 config/vllm.py:1640, 0.33.0 :1883-1911): HiSparse refuses PP, DCP,
     cudagraph_mode FULL (0.32.0+), --no-scheduler-reserve-full-isl (0.31.0+) and a model whose
@@ -277,12 +274,10 @@ def hisparse_checks(state: State, values: dict) -> None:
 
 
 # ------------------------------------------------------------------------- after_async
-def after_async(state: State, values: dict) -> None:
-    """The last check of the explicit async-scheduling block (the executor backend), then
-    0.29.0+ (0.33.0 config/vllm.py:1733-1741): per-request speculative metrics need a
-    speculative config."""
-    _async_executor(state, values)
-    _proton_eager(state, values)
+@reads("per_request_spec_decode_metrics", "speculative_config")
+def per_request_spec_decode_metrics(state: State, values: dict) -> None:
+    """0.29.0+ (0.33.0 config/vllm.py:1733-1741), after the explicit async-scheduling block and
+    the Proton check: per-request speculative metrics need a speculative config."""
     metrics = values.get("per_request_spec_decode_metrics")
     if _since(state, (0, 29, 0)) and metrics not in (None, "none") and _spec(values) is None:
         raise _pyd("--per-request-spec-decode-metrics requires speculative decoding to be enabled "
@@ -294,7 +289,8 @@ def _proton(values: dict) -> dict | None:
     return pc if isinstance(pc, dict) and pc.get("profiler") == "proton" else None
 
 
-def _proton_eager(state: State, values: dict) -> None:
+@reads("profiler_config")
+def proton_eager(state: State, values: dict) -> None:
     """0.28.0-0.29.x (0.28.0 config/vllm.py:1292-1302): the Proton profiler wants no CUDA graphs,
     read right after --enforce-eager is applied, before the mode gets its default: only
     --enforce-eager or an explicit cudagraph_mode NONE pass."""
@@ -307,7 +303,8 @@ def _proton_eager(state: State, values: dict) -> None:
                "--compilation-config.cudagraph_mode=none.")
 
 
-def _async_executor(state: State, values: dict) -> None:
+@reads("async_scheduling", "distributed_executor_backend")
+def async_executor(state: State, values: dict) -> None:
     """--async-scheduling on an executor without async scheduling (0.11.1-0.18.x: only mp, uni
     and external_launcher, 0.12.0 config/vllm.py:523-558; 0.19.0+ the executor class says so,
     and of the built-in ones only Ray's does not)."""

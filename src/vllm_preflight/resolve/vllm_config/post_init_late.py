@@ -5,6 +5,7 @@ sampling, adaptive verification, compile ranges, MoonEP, AuxOutput, the hybrid K
 manager, KV connectors and sleep mode / expandable segments; then the model validators)."""
 from __future__ import annotations
 
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State, option_json
 from vllm_preflight.resolve.cache.cache_config import prefix_caching
 from vllm_preflight.resolve.vllm_config.common import (
@@ -18,7 +19,7 @@ from vllm_preflight.resolve.vllm_config.common import (
     _spec,
 )
 from vllm_preflight.resolve.vllm_config.model_runner import uses_v2_runner
-from vllm_preflight.resolve.vllm_config.post_init import _hisparse, _proton, hisparse_checks
+from vllm_preflight.resolve.vllm_config.post_init import _hisparse, _proton
 
 
 # ------------------------------------------------------------------ around the runners
@@ -36,6 +37,7 @@ def _use_eagle(state: State) -> bool:
     return method in eagle or method.endswith("_mtp")
 
 
+@reads("kv_sharing_fast_prefill", "cp_kv_cache_interleave_size", "dcp_kv_cache_interleave_size", "decode_context_parallel_size", "prefill_context_parallel_size", "block_size", "speculative_config")
 def after_capture_sizes(state: State, values: dict) -> None:
     """Right after _set_cudagraph_sizes, before the splitting ops and the piecewise / DBO asserts
     (a pipeline hook, resolve/steps): 0.11.1+ KV-sharing fast prefill refuses EAGLE-like drafting
@@ -48,14 +50,8 @@ def after_capture_sizes(state: State, values: dict) -> None:
     _cp_interleave(state, values)
 
 
-def before_runner(state: State, values: dict) -> None:
-    """After the compilation steps, before the model runners' validation: HiSparse and the
-    drafting slots."""
-    hisparse_checks(state, values)
-    _lookahead_slots(state, values)
-
-
-def _lookahead_slots(state: State, values: dict) -> None:
+@reads("speculative_config", "max_num_scheduled_tokens")
+def lookahead_slots(state: State, values: dict) -> None:
     """0.33.0 `_set_max_num_scheduled_tokens` (config/vllm.py:2371): max_num_batched_tokens must
     exceed VllmConfig.num_lookahead_tokens: num_speculative_tokens for EAGLE/EAGLE3/MTP and draft
     models, one more for DFlash and for a DSpark draft with sample_from_anchor off (n-gram and the
@@ -159,24 +155,6 @@ def _cp_interleave(state: State, values: dict) -> None:
                                          "cp_kv_cache_interleave_size > 1 is not supported now.")
 
 
-def after_runner(state: State, values: dict) -> None:
-    """What `__post_init__` checks after the model runners' validation, then the model
-    validators that run once it returns."""
-    _routed_experts_0_21(state, values)
-    _profiler(state, values)
-    _batch_sharded_sampling(state, values)
-    _adaptive_verification(state, values)
-    _compile_range_endpoints(state, values)
-    _moonep(state, values)
-    _aux_output(state, values)
-    _hybrid_kv_cache_manager(state, values)
-    _hisparse_hma(state, values)
-    _kv_sleep_mode(state, values)
-    _kv_transfer_expandable_segments(state, values)
-    _nvfp4_mla(state, values)
-    _mamba_block_size(state, values)
-
-
 def _async_on(state: State, values: dict) -> bool:
     """SchedulerConfig.async_scheduling once 0.21.0's __post_init__ has decided it: as given,
     else off for pooling models, speculative methods other than EAGLE/MTP/DFlash/NGram-GPU
@@ -197,7 +175,8 @@ def _async_on(state: State, values: dict) -> bool:
     return values.get("distributed_executor_backend") != "ray"
 
 
-def _routed_experts_0_21(state: State, values: dict) -> None:
+@reads("enable_return_routed_experts", "async_scheduling", "distributed_executor_backend", "prefill_context_parallel_size", "speculative_config")
+def routed_experts_0_21(state: State, values: dict) -> None:
     """0.21.x `_validate_return_routed_experts` (0.21.0 config/vllm.py:1202-1206, :1898-1941):
     routed experts capture is not yet validated with PP, PCP, DCP or async scheduling (which is
     on by default)."""
@@ -219,7 +198,8 @@ def _routed_experts_0_21(state: State, values: dict) -> None:
                    + ". Disable these features or omit --enable-return-routed-experts.")
 
 
-def _profiler(state: State, values: dict) -> None:
+@reads("profiler_config", env=("VLLM_USE_V2_MODEL_RUNNER",))
+def profiler(state: State, values: dict) -> None:
     """0.30.0+ `_validate_profiler_config` (0.30.0 config/vllm.py, 0.33.0 :3264-3300): graph
     attribution needs Model Runner V2; with CUDA graphs (the final mode, or the encoder's unless
     eager) PC sampling is refused and attribution is required."""
@@ -240,7 +220,8 @@ def _profiler(state: State, values: dict) -> None:
                    "kernels. Enable attribution or use --enforce-eager.")
 
 
-def _compile_range_endpoints(state: State, values: dict) -> None:
+@reads(always=True)
+def compile_range_endpoints(state: State, values: dict) -> None:
     """0.13.0+ `_set_compile_ranges` asserts each point the user gave is positive (0.13.0-0.17.x
     compile_ranges_split_points, "split point"; 0.18.0+ compile_ranges_endpoints, "endpoint";
     0.33.0 config/vllm.py:2728), whatever the compilation mode."""
@@ -255,7 +236,8 @@ def _compile_range_endpoints(state: State, values: dict) -> None:
                                              f"Invalid compile range {word}: {x}")
 
 
-def _moonep(state: State, values: dict) -> None:
+@reads("all2all_backend", "dtype", "enable_eplb", "expert_placement_strategy", env=("VLLM_ALL2ALL_BACKEND",))
+def moonep(state: State, values: dict) -> None:
     """0.31.0+ (0.33.0 config/vllm.py:2105-2137): the MoonEP all2all backend takes unquantized
     BF16 models, no EPLB and linear expert placement."""
     if not _since(state, (0, 31, 0)) or state.parallel.get("all2all_backend") != "moonep":
@@ -281,7 +263,8 @@ def _moonep(state: State, values: dict) -> None:
                    f"--expert-placement-strategy {placement!r}.")
 
 
-def _batch_sharded_sampling(state: State, values: dict) -> None:
+@reads("enable_batch_sharded_sampling", "max_logprobs", "return_sampling_mask", "speculative_config")
+def batch_sharded_sampling(state: State, values: dict) -> None:
     """0.29.0+ `_validate_batch_sharded_sampling`: the reasons an explicitly enabled
     batch-sharded sampler cannot run (0.29.0-0.32.0 also adaptive verification)."""
     if not _since(state, (0, 29, 0)) or not values.get("enable_batch_sharded_sampling"):
@@ -309,7 +292,8 @@ def _batch_sharded_sampling(state: State, values: dict) -> None:
                    f"{'; '.join(blockers)}.")
 
 
-def _adaptive_verification(state: State, values: dict) -> None:
+@reads("speculative_config", "enable_lora")
+def adaptive_verification(state: State, values: dict) -> None:
     """0.29.0+ `_validate_adaptive_verification`: not with LoRA, not without CUDA graphs
     (0.29.0: mode NONE; 0.30.0+: without full graphs), not with PP."""
     if not _since(state, (0, 29, 0)) or not _adaptive(values):
@@ -333,7 +317,8 @@ _AUX_PD_CONNECTORS = ("NixlConnector", "NixlPullConnector", "NixlPushConnector",
                       "MooncakeConnector")
 
 
-def _aux_output(state: State, values: dict) -> None:
+@reads("enable_return_routed_experts", "aux_output_config", "enable_prefix_caching", "kv_transfer_config", "prefill_context_parallel_size", "speculative_config", env=("VLLM_USE_V2_MODEL_RUNNER",))
+def aux_output(state: State, values: dict) -> None:
     """0.31.0+ `_verify_aux_output_compatibility` (0.31.0 config/vllm.py:1160, 0.33.0 :1187):
     Model Runner V2 first, then a generate runner, an MoE model, prefix caching, and none of
     adaptive verification, PP, context parallelism or a PD connector."""
@@ -362,7 +347,8 @@ def _aux_output(state: State, values: dict) -> None:
                            "not supported.")
 
 
-def _hybrid_kv_cache_manager(state: State, values: dict) -> None:
+@reads("disable_hybrid_kv_cache_manager", "kv_events_config", env=("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE",))
+def hybrid_kv_cache_manager(state: State, values: dict) -> None:
     """0.13.0+: the hybrid KV cache manager enabled explicitly (--no-disable-hybrid-kv-cache-manager,
     0.33.0 also --enable-hybrid-kv-cache-manager) where vLLM would turn it off: KV cache events
     (0.13.0-0.20.x), chunked local attention with EAGLE-like drafting, or without
@@ -389,7 +375,8 @@ def _hybrid_kv_cache_manager(state: State, values: dict) -> None:
                    f"Consider omitting the {flag} flag to let vLLM decide automatically.")
 
 
-def _hisparse_hma(state: State, values: dict) -> None:
+@reads("attention_config", "disable_hybrid_kv_cache_manager", "kv_transfer_config")
+def hisparse_hma(state: State, values: dict) -> None:
     """0.30.0+ (0.33.0 config/vllm.py:2296): HiSparse needs the hybrid KV cache manager. Only an
     explicit --disable-hybrid-kv-cache-manager is modelled (not a connector without HMA support
     that turns the manager off)."""
@@ -420,7 +407,8 @@ def _sleep_mode_ok(state: State, kv: dict) -> bool:
     return True
 
 
-def _kv_sleep_mode(state: State, values: dict) -> None:
+@reads("kv_transfer_config", "enable_sleep_mode")
+def kv_sleep_mode(state: State, values: dict) -> None:
     """0.33.0 `_verify_kv_transfer_compat` (config/vllm.py:1255-1267): with --enable-sleep-mode
     the KV connector must follow sleep mode's KV cache remap."""
     kv = _kv(values)
@@ -430,7 +418,8 @@ def _kv_sleep_mode(state: State, values: dict) -> None:
         raise _pyd(f"{kv['kv_connector']} does not support sleep mode.")
 
 
-def _kv_transfer_expandable_segments(state: State, values: dict) -> None:
+@reads("kv_transfer_config", "enable_cumem_allocator", "enable_sleep_mode", env=("PYTORCH_CUDA_ALLOC_CONF",))
+def kv_transfer_expandable_segments(state: State, values: dict) -> None:
     """0.21.0+ `_verify_kv_transfer_compat` (0.21.0 config/vllm.py:735-756, 0.33.0 :1246-1302): a
     KV connector with PYTORCH_CUDA_ALLOC_CONF's expandable_segments:True needs the cumem allocator
     (0.21.x: sleep mode; sleep mode turns the cumem allocator on in later releases). Not checked:
@@ -454,7 +443,8 @@ def _kv_transfer_expandable_segments(state: State, values: dict) -> None:
                "through CuMemAllocator's pool, where expandable_segments is automatically disabled).")
 
 
-def _nvfp4_mla(state: State, values: dict) -> None:
+@reads("kv_cache_dtype")
+def nvfp4_mla(state: State, values: dict) -> None:
     """0.21.0+ model validator `validate_nvfp4_kv_cache_with_mla`: the plain NVFP4 KV layout
     is not for MLA models (0.30.0+: the *_ds_mla layouts are, and the message names them)."""
     cache = str(values.get("kv_cache_dtype") or "auto")
@@ -472,7 +462,8 @@ def _nvfp4_mla(state: State, values: dict) -> None:
                f"different --kv-cache-dtype (e.g., {hint}) for MLA models such as DeepSeek.")
 
 
-def _mamba_block_size(state: State, values: dict) -> None:
+@reads("mamba_block_size", "enable_prefix_caching", "prefill_context_parallel_size")
+def mamba_block_size(state: State, values: dict) -> None:
     """0.11.1+ model validator `validate_mamba_block_size`: a --mamba-block-size other than
     max_model_len needs prefix caching."""
     size = values.get("mamba_block_size")

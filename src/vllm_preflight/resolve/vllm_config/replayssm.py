@@ -1,6 +1,6 @@
 """ReplaySSM / RecoverSSM: VllmConfig's model validator `validate_mamba_cached_kernel`
 (0.27.0+; 0.33.0 config/vllm.py:3454-3549), the last of VllmConfig's model validators, right
-after `validate_mamba_block_size` (vllm_config_checks.after_runner calls it there).
+after `validate_mamba_block_size` (the registry runs it right after).
 
 `--use-replayssm` (CacheConfig.use_replayssm) refuses, in vLLM's order:
   * an architecture whose registered class does not implement ReplaySSM
@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from vllm_preflight.releases import data_file
 from vllm_preflight.releases.versions import value_since, version_key
+from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State, option_json
 from vllm_preflight.resolve.vllm_config.model_runner import uses_v2_runner
 
@@ -91,6 +92,7 @@ def _kv_connector(values: dict) -> bool:
     return isinstance(kv, dict) and kv.get("kv_connector") is not None and kv.get("kv_role") is not None
 
 
+@reads(always=True)  # records use_kda_recoverssm for every model
 def validate_mamba_cached_kernel(state: State, values: dict) -> None:
     """`validate_mamba_cached_kernel`; records use_kda_recoverssm in state.model_cfg."""
     if state.release.key < FIRST:
