@@ -20,12 +20,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
 
-from compare import deployment_of, target_of  # noqa: E402
+from compare import deployment_of, target_of
 
-from vllm_preflight.gpus import DEFAULT_GPU, GPUS  # noqa: E402
-from vllm_preflight.releases import get_release  # noqa: E402
-from vllm_preflight.resolve.base.state import Refusal, State  # noqa: E402
-from vllm_preflight.resolve.plan import model_facts_set, plan_for  # noqa: E402
+from vllm_preflight.gpus import DEFAULT_GPU, GPUS
+from vllm_preflight.releases import get_release
+from vllm_preflight.resolve.base.state import Refusal, State
+from vllm_preflight.resolve.plan import model_facts_set, plan_for
 
 _FIELDS = ("cc", "pass_config", "parallel", "scheduler", "model_cfg", "optimization_level", "num_speculative_tokens",
            "speculative_method", "speculative_method_resolved", "dynamic_sd_schedule", "cc_given", "kv_transfer",

@@ -54,10 +54,9 @@ def _quantized(state, facts) -> bool:
     compression_config, also under text_config), or quantized facts given by --assume."""
     if facts.quantized:
         return True
-    keys = facts.__dict__.get("_quantization")
-    if not isinstance(keys, dict):
-        raw = facts.raw_config
-        keys = raw if isinstance(raw, dict) else {}
+    found = facts.__dict__.get("_quantization")
+    raw = facts.raw_config
+    keys: dict = found if isinstance(found, dict) else raw if isinstance(raw, dict) else {}
     text = keys.get("text_config") if isinstance(keys.get("text_config"), dict) else {}
     return any(cfg.get(k) is not None for cfg in (keys, text) for k in ("quantization_config", "compression_config"))
 
