@@ -58,7 +58,8 @@ def _quantized(state, facts) -> bool:
     raw = facts.raw_config
     keys: dict = found if isinstance(found, dict) else raw if isinstance(raw, dict) else {}
     text = keys.get("text_config") if isinstance(keys.get("text_config"), dict) else {}
-    return any(cfg.get(k) is not None for cfg in (keys, text) for k in ("quantization_config", "compression_config"))
+    nested = keys.get("text_config")
+    text: dict = nested if isinstance(nested, dict) else {}
 
 
 MODEL_FACTS: dict[str, Callable] = {
