@@ -57,7 +57,6 @@ def _quantized(state, facts) -> bool:
     found = facts.__dict__.get("_quantization")
     raw = facts.raw_config
     keys: dict = found if isinstance(found, dict) else raw if isinstance(raw, dict) else {}
-    text = keys.get("text_config") if isinstance(keys.get("text_config"), dict) else {}
     nested = keys.get("text_config")
     text: dict = nested if isinstance(nested, dict) else {}
 
