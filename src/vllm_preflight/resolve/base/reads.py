@@ -59,6 +59,7 @@ def _quantized(state, facts) -> bool:
     keys: dict = found if isinstance(found, dict) else raw if isinstance(raw, dict) else {}
     nested = keys.get("text_config")
     text: dict = nested if isinstance(nested, dict) else {}
+    return any(cfg.get(k) is not None for cfg in (keys, text) for k in ("quantization_config", "compression_config"))
 
 
 MODEL_FACTS: dict[str, Callable] = {
