@@ -15,7 +15,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "src"
 PKG = SRC / "vllm_preflight"
 
-NOUNS = {"model", "errors", "gpus", "safe_text", "differences", "__init__"}  # plain data, no behaviour
+NOUNS = {"model", "errors", "gpus", "safe_text", "differences", "rule_example", "__init__"}  # plain data, no behaviour
 ALLOWED: dict[str, set[str]] = {
     # -- nouns and data: import nothing that behaves
     "__init__": set(),
@@ -25,8 +25,9 @@ ALLOWED: dict[str, set[str]] = {
     "gpus": {"errors"},
     "differences": set(),
     "releases": set(),  # what releases ARE (tables, recorded facts); never the resolver
-    "findings": {"model", "findings_docs"},  # the rule catalogue; findings_docs folds its texts in
-    "findings_docs": {"findings"},
+    "rule_example": set(),
+    "findings": {"model", "findings_docs", "rule_example"},  # the rule catalogue; findings_docs folds its texts in
+    "findings_docs": {"rule_example"},
     # -- inputs: formats and files (load validates a deployment file against the schema)
     "load": {"model", "errors", "findings", "releases", "schema", "differences"},
     "modelfacts": {"model", "errors", "load"},  # a model's config.json, read through load.source
@@ -116,3 +117,67 @@ def test_check_does_not_import_verify():
                          env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0 and '"results"' in out.stdout, out.stderr[-2000:]
     assert out.stderr.strip().splitlines()[-1] == "[]"
+
+
+def _module_imports() -> dict[str, set[str]]:
+    """module -> the modules of vllm_preflight it imports (at module level or inside functions)."""
+    names = {}
+    for path in PKG.rglob("*.py"):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names[".".join(parts)] = path
+
+    def known(name: str) -> str | None:
+        while name and name not in names:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {m: set() for m in names}
+    for mod, path in names.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [known(a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                targets = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in names else known(node.module)
+                           for a in node.names]
+            else:
+                continue
+            graph[mod] |= {t for t in targets if t and t != mod and t.startswith("vllm_preflight")}
+    return graph
+
+
+def test_no_import_cycle_anywhere():
+    """No module reaches itself through its imports (function-level imports included)."""
+    graph = _module_imports()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert cycles == []
