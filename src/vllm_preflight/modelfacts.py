@@ -387,7 +387,7 @@ def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, st
                    f"pin it with --assume model.is_moe=VALUE")
         if "is_moe" not in overrides:
             assumptions.append(Assumption("model.is_moe", facts.is_moe, why))
-    names = {f.name: f.type for f in fields(ModelFacts)}
+    names = {f.name: f.type for f in fields(ModelFacts)} if overrides else {}
     changes: dict[str, Any] = {}
     for key, text in overrides.items():
         if key not in names:

@@ -70,7 +70,7 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
         for step in plan.head:
             step.run(state, state.values)
         values = state.values
-        body = plan.body if full_plan else plan.steps_for(values, env, model_facts_set(state))
+        body = plan.body if full_plan else plan.steps_for(values, env, model_facts_set(state, plan.wanted))
         for step in body:
             if step.takes_values:
                 step.run(state, values)

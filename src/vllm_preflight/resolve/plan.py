@@ -41,6 +41,7 @@ class Plan:
     by_env: dict[str, int] = field(default_factory=dict)
     any_vllm_env: int = 0
     by_model: dict[str, int] = field(default_factory=dict)
+    wanted: frozenset[str] = frozenset()  # the model facts some step reads
     _selected: dict[int, tuple[Planned, ...]] = field(default_factory=dict)
 
     def mask(self, values: dict, env: dict, model_facts: frozenset[str]) -> int:
@@ -115,6 +116,7 @@ def compile_plan(release: Release) -> Plan:
                 plan.by_env[name] = plan.by_env.get(name, 0) | bit
         for fact in r.model:
             plan.by_model[fact] = plan.by_model.get(fact, 0) | bit
+    plan.wanted = frozenset(plan.by_model)
     return plan
 
 

@@ -78,9 +78,21 @@ MODEL_FACTS: dict[str, Callable] = {
 }
 
 
-def model_facts_set(state) -> frozenset[str]:
-    """The model facts this deployment's model sets."""
+def model_facts_set(state, wanted: frozenset[str] | None = None) -> frozenset[str]:
+    """The model facts (of `wanted`, default all) this deployment's model sets. A model's facts
+    are an immutable value shared by every deployment of the model: the answer is kept with them,
+    per release."""
     facts = state.model
     if facts is None:
         return frozenset()
-    return frozenset(name for name, test in MODEL_FACTS.items() if test(state, facts))
+    names = frozenset(MODEL_FACTS) if wanted is None else wanted
+    memo = facts.__dict__.get("_facts_set")
+    if memo is None:
+        memo = {}
+        object.__setattr__(facts, "_facts_set", memo)
+    key = (state.release.version, names)
+    found = memo.get(key)
+    if found is None:
+        found = frozenset(name for name in names if MODEL_FACTS[name](state, facts))
+        memo[key] = found
+    return found

@@ -67,16 +67,18 @@ class State:
     def set(self, path: str, value: Any, rule: str, reason: str, level: str = "info") -> None:
         """Set `cc.x`, `pass_config.x`, `parallel.x`, `scheduler.x`, `model.x` or a
         top-level field, recording an Event when the value changes."""
-        obj, key = self._slot(path)
-        if obj is self:
+        slot = _PATHS.get(path) or _path_slot(path)
+        attr, key, name = slot
+        if attr is None:
             before = getattr(self, key)
             setattr(self, key, value)
         else:
+            obj = getattr(self, attr)
             before = obj.get(key)
             obj[key] = value
         if before != value:
-            self.events.append(Event(_FIELD_NAMES.get(path) or self._field_name(path),
-                                     _plain(before), _plain(value), rule, reason, level))
+            self.events.append(Event(name, list(before) if type(before) in _SEQUENCES else before,
+                                     list(value) if type(value) in _SEQUENCES else value, rule, reason, level))
 
     def note(self, field_name: str, rule: str, reason: str, level: str = "info", value: Any = None) -> None:
         """An event that explains without changing a value (e.g. a warning vLLM logs)."""
@@ -88,19 +90,6 @@ class State:
                 return
             self._once.add(message)
         self.logs.append((level, message))
-
-    def _slot(self, path: str):
-        head, _, rest = path.partition(".")
-        if rest:
-            return getattr(self, _SLOTS[head]), rest
-        return self, head
-
-    @staticmethod
-    def _field_name(path: str) -> str:
-        head, _, rest = path.partition(".")
-        name = _HEADS.get(head, head) + ("." + rest if rest else "")
-        _FIELD_NAMES[path] = name
-        return name
 
     # ---------------------------------------------------------------- helpers
     @property
@@ -125,7 +114,16 @@ _SLOTS = {"cc": "cc", "pass_config": "pass_config", "parallel": "parallel", "sch
           "model": "model_cfg"}
 _HEADS = {"cc": "compilation_config", "pass_config": "compilation_config.pass_config",
           "parallel": "parallel_config", "scheduler": "scheduler_config", "model": "model_config"}
-_FIELD_NAMES: dict[str, str] = {}
+_SEQUENCES = (list, tuple)
+# path -> (the state's dict attribute or None for a field of the state, key, the field's name in events)
+_PATHS: dict[str, tuple[str | None, str, str]] = {}
+
+
+def _path_slot(path: str) -> tuple[str | None, str, str]:
+    head, _, rest = path.partition(".")
+    slot = (_SLOTS[head], rest, _HEADS.get(head, head) + "." + rest) if rest else (None, head, _HEADS.get(head, head))
+    _PATHS[path] = slot
+    return slot
 
 
 def _plain(v: Any) -> Any:

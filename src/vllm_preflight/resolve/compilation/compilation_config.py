@@ -252,9 +252,25 @@ def refusal_from(e: ConfigInvalid, via_cli: bool, option: str = "--compilation-c
     return Refusal("ValidationError", e.pydantic_text())
 
 
+# a release's default CompilationConfig and PassConfig (they read nothing of a deployment): built once
+_DEFAULTS: dict[str, tuple[dict, dict]] = {}
+
+
 @reads(always=True)
 def default_config(state: State, values: dict) -> None:
     """No --compilation-config given: the release's CompilationConfig defaults (a given one was
     built as the parser read it)."""
-    if not state.cc:
-        build(None, state.release, state)
+    if state.cc:
+        return
+    hit = _DEFAULTS.get(state.release.label)
+    if hit is None:
+        scratch = State(release=state.release, gpu=state.gpu, env={}, model=None)
+        build(None, state.release, scratch)
+        hit = (scratch.cc, scratch.pass_config)
+        if scratch.logs or scratch.events or scratch.cc_given:  # nothing to share: build it every time
+            build(None, state.release, state)
+            return
+        _DEFAULTS[state.release.label] = hit
+    cc, pass_config = hit
+    state.cc = {**cc, "custom_ops": list(cc["custom_ops"])}
+    state.pass_config = dict(pass_config)
