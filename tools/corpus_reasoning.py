@@ -1,5 +1,5 @@
 """The `reasoning_parser` model family (tools/corpus_model_families.py): `--reasoning-parser`
-looked up when the engine config is built (src/vllm_preflight/resolve/reasoning_config.py).
+looked up when the engine config is built (src/vllm_preflight/resolve/config/reasoning.py).
 
 The fixture `reasoning-llama-think` ships a small tokenizer with `<think>`/`</think>` (and
 seed_oss's `<seed:think>` pair), since vLLM loads the tokenizer before the lookup. Registered parsers are built on that tokenizer, and some

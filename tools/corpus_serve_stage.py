@@ -1,5 +1,5 @@
 """The `serve_stage` model family (tools/corpus_model_families.py): what `vllm serve` itself
-refuses around the engine config (src/vllm_preflight/resolve/serve_checks.py). Recorded with
+refuses around the engine config (src/vllm_preflight/resolve/serve/serve.py). Recorded with
 `tools/record_serve_stage.py VERSION --oracle DIR` (real `vllm serve` entry code, nothing bound
 or spawned); goldens: tests/golden/data/model_families/serve_stage/VERSION.jsonl."""
 from __future__ import annotations

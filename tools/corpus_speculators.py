@@ -1,5 +1,5 @@
 """The `speculators` model family (tools/corpus_model_families.py): speculators-format checkpoints
-served directly (src/vllm_preflight/resolve/speculators_format.py): vLLM serves the verifier named
+served directly (src/vllm_preflight/resolve/engine/speculators.py): vLLM serves the verifier named
 in their config.json with the checkpoint as the draft.
 
 Fixtures `spec-fmt-*` (config.json only) name their verifier by a hub id of the built-in table

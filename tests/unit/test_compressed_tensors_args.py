@@ -1,5 +1,5 @@
 """QuantizationArgs / SparsityCompressionConfig validation as the compressed-tensors library
-each vLLM release pins does it (resolve/compressed_tensors_args.py). The expected texts are
+each vLLM release pins does it (resolve/quantization/compressed_tensors.py). The expected texts are
 what the real library printed for these inputs (compressed-tensors 0.11.0, 0.12.2, 0.13.0,
 0.14.0.1, 0.15.0.1 and 0.17.0 under pydantic 2.14; the "for QuantizationArgs" header reads "for
 VllmConfig" as vLLM reports it), compared up to pydantic's `[type=...]` suffix."""

@@ -1,5 +1,5 @@
-"""Draft architectures, diffusion targets and drafting slots (resolve/draft_features.py,
-vllm_config_checks._drafting_slots) at the releases the goldens of `speculative_2` do not hold.
+"""Draft architectures, diffusion targets and drafting slots (resolve/speculative/draft_features.py,
+vllm_config/post_init_late._drafting_slots) at the releases the goldens of `speculative_2` do not hold.
 Each expectation names the source it was read in."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dynamic speculative decoding per release (resolve/dynamic_sd.py, steps/cudagraph_mode.py).
+"""Dynamic speculative decoding per release (resolve/speculative/dynamic_sd.py, steps/cudagraph_mode.py).
 
 0.24.0 and 0.33.0 are checked against real vLLM in tests/golden/test_dynamic_spec.py; the other releases'
 rules below come from reading each release's vllm/config/vllm.py: the PIECEWISE override on any

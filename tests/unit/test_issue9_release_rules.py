@@ -177,7 +177,7 @@ CONFIGS = [(), ("--enable-dbo", "-dp", "2", "-ep", "--all2all-backend", "deepep_
 @pytest.mark.parametrize("version", ["0.32.0", "0.33.0"])
 def test_config_time_and_runtime_agree_on_the_runner(version):
     """V2's stock-compile rule (config time, 0.32.0 config/vllm.py:2016-2017) runs exactly when
-    the runtime stage says the runner is V2: one decision (runtime._runner) for both."""
+    the runtime stage says the runner is V2: one decision (vllm_config/model_runner.choose_runner) for both."""
     seen = set()
     for args in CONFIGS:
         for model in (LLAMA, MIXTRAL):

@@ -1,4 +1,4 @@
-"""The JSON config options pydantic validates as vLLM parses them (resolve/json_options.py).
+"""The JSON config options pydantic validates as vLLM parses them (resolve/parser/json_options.py).
 
 The field validator is checked against pydantic itself (a test dependency): each recorded
 class is rebuilt as a pydantic dataclass from releases/data/json_options.json and both are

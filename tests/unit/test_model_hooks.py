@@ -1,4 +1,4 @@
-"""Per-architecture config hooks (resolve/model_hooks.py): where each rule starts or changes,
+"""Per-architecture config hooks (resolve/vllm_config/model_hooks.py): where each rule starts or changes,
 read from vLLM's models/config.py per release. Real vLLM agrees on 0.12.0, pr29558 and 0.33.0
 (tests/golden/data/model_families/arch_hooks/); these pin the release boundaries between."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""max_model_len against the model's own limits (resolve/model_len.py).
+"""max_model_len against the model's own limits (resolve/model/max_model_len.py).
 
 Expected values: the outcomes and messages recorded from real vLLM 0.12.0, 0.30.0 and 0.33.0
 (tests/golden/data/model_families/max_model_len/), and for the releases in between the rule as

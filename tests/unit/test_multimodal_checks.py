@@ -1,4 +1,4 @@
-"""Multimodal checks per release (resolve/multimodal_checks.py).
+"""Multimodal checks per release (resolve/model/multimodal.py).
 
 Expected values: the messages and outcomes recorded from real vLLM 0.12.0 and 0.33.0
 (tests/golden/data/model_families/multimodal/), and for the releases in between the rules as

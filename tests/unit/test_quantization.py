@@ -1,4 +1,4 @@
-"""--quantization against the checkpoint's quantization_config (resolve/quantization.py), per
+"""--quantization against the checkpoint's quantization_config (resolve/model/quantization.py and resolve/quantization/), per
 release. Expected texts are vLLM's (recorded in tests/golden/data/model_families/quantization/)
 or read from the release's sources (cited at each test)."""
 from __future__ import annotations

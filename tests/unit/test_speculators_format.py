@@ -1,4 +1,4 @@
-"""Speculators-format checkpoints (resolve/speculators_format.py) at the release boundaries the
+"""Speculators-format checkpoints (resolve/engine/speculators.py) at the release boundaries the
 `speculators` goldens do not all hold. Each expectation names the source it was read in
 (transformers_utils/config.py `maybe_override_with_speculators`, configs/speculators/)."""
 from __future__ import annotations

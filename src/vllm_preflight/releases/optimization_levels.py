@@ -2,7 +2,7 @@
 
 Each table maps a PassConfig field to its value at O0..O3, written as a code: "F"/"T"
 constants, or the name of the helper vLLM calls (evaluated over the resolver's state by
-resolve/steps/level_defaults.py). Data only: nothing here reads a deployment.
+resolve/vllm_config/steps/level_defaults.py). Data only: nothing here reads a deployment.
 """
 from __future__ import annotations
 

@@ -75,7 +75,7 @@ class RuntimeRules:
 # The first release whose model runner is V2 by default for every model (VllmConfig.use_v2_model_runner:
 # 0.29.0 config/vllm.py:645-677 drops `_is_default_v2_model_runner_model`, the architecture list that
 # 0.22.0-0.28.0 default to V2 for, 0.28.0 :615-660). The one source of it: the config-time rules
-# (V1-only refusals, V2's stock-compile rule, dynamic speculative decoding) ask `runtime._runner`.
+# (V1-only refusals, V2's stock-compile rule, dynamic speculative decoding) ask `vllm_config/model_runner.choose_runner`.
 V2_RUNNER_DEFAULT_FIRST = "0.29.0"
 _V2_SPEC_V022 = ("eagle", "eagle3", "mtp")
 

@@ -48,5 +48,5 @@ def after_parallel(state: State, values: dict) -> None:
             enabled = flag or _bool((aux if isinstance(aux, dict) else {}).get("enable_return_routed_experts", False))
         except ValueError:
             return
-        # checked late in __post_init__, once the model runner is known (vllm_config_checks._aux_output)
+        # checked late in __post_init__, once the model runner is known (vllm_config/post_init_late.aux_output)
         state.model_cfg["aux_output_enabled"] = enabled

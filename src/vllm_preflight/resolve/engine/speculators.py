@@ -6,7 +6,7 @@ config.py:800-876 called at arg_utils.py:2263-2278, before the ModelConfig is bu
 (`speculators_config.verifier.name_or_path`) becomes the served model, the checkpoint itself the
 draft, and `SpeculatorsConfig.extract_vllm_speculative_config`
 (transformers_utils/configs/speculators/base.py, algos.py) builds the speculative config, which
-then meets the ordinary speculative checks (resolve/speculative_checks.py). When the checkpoint
+then meets the ordinary speculative checks (resolve/speculative/draft_model.py). When the checkpoint
 is loaded as the draft, `SpeculatorsConfig.from_pretrained` turns it into the draft's hf config
 (`draft_config` here).
 

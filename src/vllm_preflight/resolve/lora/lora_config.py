@@ -15,7 +15,7 @@ model runner wraps the loaded model (after the weights load): not a config-time 
 LoRA changes no compiled setting at config time in any release (`cudagraph_specialize_lora` and
 `specialize_active_lora` shape the graphs the model runner captures, not the config).
 Parser-level values (--max-lora-rank and --lora-dtype choices, integer types) are refused by
-resolve/argv.py from the recorded option tables.
+resolve/parser/argument_parser.py from the recorded option tables.
 """
 from __future__ import annotations
 

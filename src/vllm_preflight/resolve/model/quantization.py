@@ -37,7 +37,7 @@ The config classes' own from_config / __init__ checks on the checkpoint's config
 class the release maps the method to): required keys; GPTQ/AWQ/AutoGPTQ/AutoAWQ bits; MoeWNA16;
 ModelOpt algo and field types; compressed-tensors config groups, QuantizationArgs, sparsity and
 transform configs (the compressed-tensors library's pydantic models, per pinned library
-version: resolve/compressed_tensors_args.py); Fp8Config's activation scheme and weight block
+version: resolve/quantization/compressed_tensors.py); Fp8Config's activation scheme and weight block
 size; Quark's export section and kv-cache groups (0.17.0-0.19.x also its global weight dtype,
 read by key after the dtype check); AutoRound/INC bits, keys, data type, packing format and
 backend (the latter three until 0.26.x; their sets of strings print in hash order in vLLM,

@@ -19,7 +19,7 @@ def model_parallel_checks(state: State, values: dict) -> None:
 
 def verify_with_parallel_config(state: State, facts, values: dict, owner: str) -> None:
     """The target ModelConfig against the parallel config. SpeculativeConfig runs it first for the
-    methods whose draft is the target itself (ngram; speculative_checks.verify_args), so `owner`
+    methods whose draft is the target itself (ngram; speculative/draft_model.verify_args), so `owner`
     names the config whose validation error carries the message."""
     par = state.parallel
     tp = par["tensor_parallel_size"]

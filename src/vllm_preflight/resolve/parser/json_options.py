@@ -435,7 +435,7 @@ _JSON_LOADS = "<function loads at 0x7f0000000000>"  # json.loads as argparse pri
 
 
 def check(action, text: str, value: Any, state: State) -> None:
-    """Called by the parser as it converts an option's value (resolve/argv.py)."""
+    """Called by the parser as it converts an option's value (resolve/parser/argument_parser.py)."""
     if action.dest in DESTS:
         if _OBJECT_TEXT.match(text):
             try:

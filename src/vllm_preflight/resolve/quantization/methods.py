@@ -32,7 +32,7 @@ def _compressed_tensors_groups(q: dict, v: tuple) -> None:
     compressed_tensors.py:235-385): from 0.15.0 groups quantizing one *Attention target are
     dropped first (reading `targets` by key; 0.15.0-0.16.x read `config_groups` by key too);
     then, per group target, its weights are validated as QuantizationArgs (the library's
-    pydantic model: resolve/compressed_tensors_args.py), from 0.30.0 group/dynamic activation
+    pydantic model: resolve/quantization/compressed_tensors.py), from 0.30.0 group/dynamic activation
     ordering is refused, a group in an activation-quantizing format without input_activations
     must have float weights (a bare assert), its input_activations and (0.23.0+)
     output_activations are validated as QuantizationArgs; then `sparsity_config` is validated

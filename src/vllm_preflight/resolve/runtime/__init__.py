@@ -4,7 +4,7 @@ At KV-cache initialisation vLLM picks an attention backend per KV-cache group, t
 CUDA-graph support they declare, and lowers `cudagraph_mode` (and, for spec decode, rounds the
 capture sizes) to what that support allows. `runtime_stage(state, values)` predicts that for
 the resolved config: backend choice (runtime/backends.py), lowering (runtime/lowering.py),
-both ruled per release by runtime/rules.py. Facts only the node knows (FlashInfer's TRTLLM
+both ruled per release by releases/runtime_rules.py. Facts only the node knows (FlashInfer's TRTLLM
 cubins, the Mamba cache block count) are stated as assumptions, with the outcome of each
 alternative; pure data in, a plain dict out.
 """
@@ -245,7 +245,7 @@ def runtime_stage(state, values: dict) -> dict:
 
 def _scheduler_refusal(state) -> dict | None:
     """The engine builds its scheduler after the KV cache: a dynamic speculative-decoding schedule
-    still on after config time (resolve/dynamic_sd.py) is validated there, after the weights load."""
+    still on after config time (resolve/speculative/dynamic_sd.py) is validated there, after the weights load."""
     schedule = state.dynamic_sd_schedule
     if not schedule:  # None, or an empty list the scheduler skips (`if ...per_batch_size:`)
         return None

@@ -1,6 +1,6 @@
 """The model runner's lowering of `cudagraph_mode` to what the attention backends support.
 
-One pure function for every release; the release's `RuntimeRules` (runtime/rules.py) pick the
+One pure function for every release; the release's `RuntimeRules` (releases/runtime_rules.py) pick the
 variant: 0.12.0's inline `GPUModelRunner._check_and_update_cudagraph_mode`, or the later
 `CompilationConfig.resolve_cudagraph_mode_and_sizes` (early return for NONE, the
 "requires piecewise capture" rule of Model Runner V2, V1-only size rounding, the Mamba

@@ -1,7 +1,7 @@
 """What `vllm serve` refuses around the engine config: its front door, per release.
 
 vLLM runs, for `vllm serve` (vllm/entrypoints/cli/main.py):
-  1. argparse (argv.py), then `ServeSubcommand.validate` = `validate_parsed_serve_args`
+  1. argparse (parser/argument_parser.py), then `ServeSubcommand.validate` = `validate_parsed_serve_args`
      (0.12.0 entrypoints/openai/cli_args.py:283; 0.29.0 entrypoints/launchers/cli_args.py;
      0.33.0 entrypoints/common/cli_args.py:531) -> `validate_parsed`;
   2. `ServeSubcommand.cmd` (entrypoints/cli/serve.py): --headless / --api-server-count, the data

@@ -1,6 +1,6 @@
 """What the draft's architecture and the target's diffusion flag decide about the model runner.
 
-`SpeculativeConfig.__post_init__` (resolve/speculative_checks.py) leaves the draft's ModelConfig
+`SpeculativeConfig.__post_init__` (resolve/speculative/draft_model.py) leaves the draft's ModelConfig
 behind: its architectures after the EAGLE/DFlash renaming (`EAGLEConfig`) and its hf_config.
 VllmConfig then reads them:
 
@@ -9,7 +9,7 @@ VllmConfig then reads them:
     (0.26.0+) and a DFlash2 draft (0.28.0) -- `forces_v2`;
   * `_get_v1_model_runner_unsupported_features` (0.29.0+) refuses them on Model Runner V1, with
     XPress drafts, the Parse 3.5 MTP draft (0.33.0) and, from 0.31.0, every DFlash draft with a
-    candidate head -- `v1_flags` (the order of the joined list: config_checks.validate_v1_runner);
+    candidate head -- `v1_flags` (the order of the joined list: vllm_config/model_runner.validate_v1_runner);
   * `_get_v2_model_runner_unsupported_features` (0.32.0+) lists heterogeneous-vocabulary drafts
     -- `v2_hetero_vocab`.
 

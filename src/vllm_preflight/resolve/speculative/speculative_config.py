@@ -22,13 +22,13 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
                        values: dict | None = None) -> None:
     """SpeculativeConfig: field constraints first (pydantic), then __post_init__, then
     `_verify_args`. Draft-model methods read the draft model's own config
-    (resolve/speculative_checks.py)."""
+    (resolve/speculative/draft_model.py)."""
     rec = value_facts(state)
     cls = "SpeculativeConfig"
     method = spec.get("method")
     if rec is not None:
         # the method literal, the field bounds, the sampling literals and unknown keys: pydantic
-        # counts every failing field and shows the first (resolve/spec_field_errors.py)
+        # counts every failing field and shows the first (resolve/speculative/field_errors.py)
         spec_field_errors.check(state, spec, rec)
         if method in rec["mtp_methods"] and method != "mtp":
             method = "mtp"
@@ -47,7 +47,7 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
             method = "mtp"  # an MTP alias (every release's MTPModelTypes names end so): SpeculativeConfig's mtp
     schedule = spec.get(dynamic_sd.FIELD)
     if state.release.dynamic_sd_piecewise is not None:
-        # a field from 0.24.0: its type is checked with the other fields; resolve/dynamic_sd.py
+        # a field from 0.24.0: its type is checked with the other fields; resolve/speculative/dynamic_sd.py
         state.dynamic_sd_schedule = dynamic_sd.validate(schedule)
     elif schedule is not None:
         assumptions.append(Assumption(f"speculative_config.{dynamic_sd.FIELD}", schedule,
@@ -90,7 +90,7 @@ def speculative_checks(state: State, spec: dict, facts, assumptions: list[Assump
     draft = None
     if model is not None and method not in ("ngram", "[ngram]", "suffix", "ngram_gpu", "extract_hidden_states",
                                             "custom_class"):
-        # the draft model's own config.json: resolve/speculative_checks.py
+        # the draft model's own config.json: resolve/speculative/draft_model.py
         method, n, draft = draft_checks.draft_model_checks(state, spec, method, n, assumptions)
         state.speculative_method_resolved = method
         if n is not None and spec.get("num_speculative_tokens") is None:

@@ -26,8 +26,8 @@ def validate_v2_runner(state: State, values: dict) -> None:
     """0.20.0+ `_validate_v2_model_runner` (0.20.0 config/vllm.py:1153-1154 and :1787-1828, 0.22.0
     :1298-1299 and :2057-2067, 0.30.0 :1853-1854 and :3079-3088): a config that takes the V2 runner
     (VLLM_USE_V2_MODEL_RUNNER=1, or a case V2 is forced for) with a feature V2 lacks
-    (runtime._v2_unsupported, per release; the engine arguments behind them noted by
-    runtime.note_v2_features) is refused. Not checked: logits-processor entry-point plugins, reasoning
+    (vllm_config/model_runner.v2_unsupported, per release; the engine arguments behind them noted by
+    vllm_config/model_runner.note_v2_features) is refused. Not checked: logits-processor entry-point plugins, reasoning
     budget (0.22.x), the 0.28.0 adaptive-verification entries, mamba cache mode 'all', heterogeneous
     vocabularies, and DBO with multimodal/hybrid/PIECEWISE/encoder-only models."""
     prefix = state.release.rules.get("v2_validate_message")
@@ -52,7 +52,7 @@ def validate_v1_runner(state: State, values: dict) -> None:
         return
     par = state.parallel
     # adaptive draft verification, batch-sharded sampling (0.29.0+); the draft's architecture and
-    # a diffusion target (resolve/draft_features.py)
+    # a diffusion target (resolve/speculative/draft_features.py)
     more = {**v1_features(state, values), **v1_flags(state)}
     found = [text for feature, text in (
         ("pcp", "prefill context parallel"), ("async_pp", "pipeline parallelism with async scheduling"),
@@ -220,7 +220,7 @@ def choose_runner(state, r: RuntimeRules, events: list) -> str:
 
 
 def uses_v2_runner(state: State) -> bool:
-    """VllmConfig.use_v2_model_runner, decided in one place (runtime._runner, its rules per release)."""
+    """VllmConfig.use_v2_model_runner, decided in one place (vllm_config/model_runner.choose_runner, its rules per release)."""
     return model_runner(state) == "V2"
 
 

@@ -21,7 +21,7 @@ Four hooks, in vLLM's order:
                   manager (0.13.0+), HiSparse without it (0.30.0+), KV connectors without
                   sleep-mode support (0.33.0) or with expandable segments (0.21.0+); then the
                   model validators (NVFP4 KV cache with MLA, --mamba-block-size).
-`dbo_thresholds` (called from engine.apply, ParallelConfig._verify_args) checks the DBO token
+`dbo_thresholds` (ParallelConfig._verify_args: parallel/parallel_config.py) checks the DBO token
 thresholds against the number of microbatches (0.30.0+).
 Each rule is keyed by the first release that has it (read in each release's vllm/config/vllm.py
 and speculative.py); a rule's wording changes are keyed the same way.
@@ -195,7 +195,7 @@ def watermarking(state: State, values: dict) -> None:
     wm = option_json(values, "watermark_config")
     spec = _spec(values)
     if _since(state, (0, 30, 0)) and isinstance(wm, dict):
-        state.model_cfg["watermark"] = True  # runtime._runner: V2 whatever the env (0.30.0 use_v2_model_runner)
+        state.model_cfg["watermark"] = True  # vllm_config/model_runner.choose_runner: V2 whatever the env (0.30.0 use_v2_model_runner)
     if not _since(state, (0, 30, 0)) or not isinstance(wm, dict) or spec is None:
         return
     if spec.get("draft_sample_method", "greedy") != "probabilistic":
@@ -235,7 +235,7 @@ def hisparse_runner(state: State, values: dict) -> None:
     Runner V2 and refuses VLLM_USE_V2_MODEL_RUNNER=0."""
     if not _hisparse(state, values):
         return
-    state.model_cfg["hisparse"] = True  # runtime._runner: V2 whatever the features
+    state.model_cfg["hisparse"] = True  # vllm_config/model_runner.choose_runner: V2 whatever the features
     env = state.env.get("VLLM_USE_V2_MODEL_RUNNER")
     if env is None:
         return

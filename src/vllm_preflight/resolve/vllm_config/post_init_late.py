@@ -40,7 +40,7 @@ def _use_eagle(state: State) -> bool:
 @reads("kv_sharing_fast_prefill", "cp_kv_cache_interleave_size", "dcp_kv_cache_interleave_size", "decode_context_parallel_size", "prefill_context_parallel_size", "block_size", "speculative_config")
 def after_capture_sizes(state: State, values: dict) -> None:
     """Right after _set_cudagraph_sizes, before the splitting ops and the piecewise / DBO asserts
-    (a pipeline hook, resolve/steps): 0.11.1+ KV-sharing fast prefill refuses EAGLE-like drafting
+    (a pipeline hook, resolve/vllm_config/steps): 0.11.1+ KV-sharing fast prefill refuses EAGLE-like drafting
     (0.12.0 config/vllm.py:719, 0.33.0 :2015-2027); then, after the platform's config update,
     0.12.0-0.17.x the block size against the context-parallel KV interleave size (with DCP) and
     0.12.0 that interleave size with speculative decoding (0.12.0 :782-810)."""

@@ -162,7 +162,7 @@ _DYNAMIC_SD_OFF = ("Disabling num_speculative_tokens_per_batch_size and falling 
 
 
 def dynamic_spec_decode(state: State) -> None:
-    """0.24.0+: dynamic speculative decoding (resolve/dynamic_sd.py), right after the
+    """0.24.0+: dynamic speculative decoding (resolve/speculative/dynamic_sd.py), right after the
     optimization-level defaults: off for DP > 1 (0.26.0+) or an unsupported method on the V1
     runner (0.33.0+); otherwise FULL-capable graph modes become PIECEWISE (0.25.0+: V1 only)."""
     rel = state.release
