@@ -20,7 +20,7 @@ Where vLLM does it (0.12.0 / 0.33.0):
    (0.29.0+), `--language-model-only` with `cudagraph_mm_encoder` (0.29.0+), `torch_shm`
    tensor IPC needs spawned workers (0.19.0+), and the processor device (0.28.0+).
 
-Called from resolve/engine/create_engine_config.py `apply` at vLLM's three points: `model_arguments` (ModelConfig's
+Three steps of the registry (resolve/path.py), at vLLM's three points: `model_arguments` (ModelConfig's
 argument validation), `model_config` (its __post_init__), `vllm_config` (VllmConfig.__post_init__).
 
 Whether an architecture is multimodal comes from the release's recorded registry

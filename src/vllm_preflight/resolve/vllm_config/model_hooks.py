@@ -10,8 +10,8 @@ list with file:line per release is in docs/config-path-map.md.
 
 Each hook below is one small function; `VLLM_HOOKS` / `MODEL_HOOKS` key them by
 architecture with the first release that has them (and the release where a hook's own
-rule changes is read from `_SINCE`). Both stages run from `apply` (called by
-resolve/engine/create_engine_config.py where VllmConfig.__post_init__ begins), model stage first. hf_config keys
+rule changes is read from `_SINCE`). Both stages run from `try_verify_and_update_config` (the
+registry's step where VllmConfig.__post_init__ begins, resolve/path.py), model stage first. hf_config keys
 come from config.json (`ModelFacts.config_value`).
 """
 from __future__ import annotations
