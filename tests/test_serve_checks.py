@@ -1,4 +1,4 @@
-"""`vllm serve`'s front door (resolve/serve_checks.py): the extracted parser registries and the
+"""`vllm serve`'s front door (resolve/serve/serve.py): the extracted parser registries and the
 order in which vLLM's serve entry runs its refusals. Expected values come from the sources of the
 releases named in each test (entrypoints/cli/serve.py, entrypoints/*/cli_args.py,
 openai/api_server.py validate_api_server_args) and from real 0.33.0's list_registered()."""
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.serve_checks import registered
+from vllm_preflight.resolve.serve.serve import registered
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "src" / "vllm_preflight" / "releases" / "data"

@@ -494,7 +494,7 @@ def _quantization(v: tuple) -> Pool:
 def _arch_hooks(v: tuple) -> Pool:
     """Per-architecture config hooks (MODELS_CONFIG_MAP) that refuse a config or change a compiled
     setting, each condition on and off, on the releases that have the architecture (fixtures
-    tests/fixtures/models/hook-*; resolve/model_hooks.py)."""
+    tests/fixtures/models/hook-*; resolve/vllm_config/model_hooks.py)."""
     spec = "--speculative-config"
     ngram = '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3}'
     pool: Pool = [
@@ -611,7 +611,7 @@ def _json_options(v: tuple) -> Pool:
 
     for dest, key in sorted(options.items()):
         cls = data["classes"][key]
-        ported = dest in ("kv_transfer_config", "structured_outputs_config")  # their literals: config_checks.py
+        ported = dest in ("kv_transfer_config", "structured_outputs_config")  # their literals: kv_transfer/ and config/structured_outputs.py
         # a pooler config on a generative model changes its CUDA graphs from 0.13.0 (VllmConfig reads
         # `pooler_config is not None`): its own case below; the pool reads it on a pooling model
         model = moe if dest in ("eplb_config", "aux_output_config") else "llama-classify" \
@@ -700,7 +700,7 @@ def _json_options(v: tuple) -> Pool:
     if "pooler_config" in options and (0, 12) <= v < (0, 14):
         # 0.12.x-0.13.x: a pooler config without pooling_type on a generative decoder crashes vLLM.
         # A pooler config that passes turns a generative model's full CUDA graphs off (VllmConfig reads
-        # `pooler_config is not None`); resolve/steps/cudagraph_mode.py reads pooling models only, so
+        # `pooler_config is not None`); resolve/vllm_config/steps/cudagraph_mode.py reads pooling models only, so
         # the pool leaves that case out
         add(dense, ["--pooler-config", "{}"])
     if "aux_output_config" in options:

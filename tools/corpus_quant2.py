@@ -1,10 +1,10 @@
 """The `quant_schemes_2` model family (tools/corpus_model_families.py): config-time checks of a
-checkpoint's ModelOpt quantization_config (src/vllm_preflight/resolve/quantization.py
+checkpoint's ModelOpt quantization_config (src/vllm_preflight/resolve/model/quantization.py and resolve/quantization/
 `_modelopt_class`): the upper-cased quant_algo against the release's QUANT_ALGOS, the FP8 /
 NVFP4 / MXFP8 classes' own algo checks, MXFP8's serialized checkpoint and required fields
 (MiniMax's layout too), MIXED_PRECISION's quantized_layers and block sizes; and
 ModelConfig.is_nvfp4_quantized on a compressed-tensors format that is not a string
-(releases/optimization_levels.py `_nvfp4_quantized`, reached through act fusion); INC's
+(resolve/vllm_config/steps/level_defaults.py `_nvfp4_quantized`, reached through act fusion); INC's
 (0.29.0+) group size normalisation, int / block-wise FP8 / MXFP scheme checks and raw
 activation fields (`_inc_checks`); the constructors of gptq_marlin_24 (until 0.15.x) and
 hqq / rtn / deepspeedfp (until 0.14.x) (`_removed_classes`).

@@ -1,7 +1,7 @@
 """The `quant_schemes_3` model family (tools/corpus_model_families.py): ModelOpt MIXED_PRECISION
 checkpoints whose layers name a b12x block codec (IQ2_XS, IQ2_XXS, Q8_0), whose block contract
 (group size, payload bytes, ggml packing) ModelOptMixedPrecisionConfig checks from 0.32.0
-(src/vllm_preflight/resolve/quantization.py `_block_contracts`): right and wrong contracts, case
+(src/vllm_preflight/resolve/model/quantization.py and resolve/quantization/ `_block_contracts`): right and wrong contracts, case
 of the codec name, float sizes, the first of two bad layers, the contract before the block-FP8
 group-size rule, the nested `quantization` layout. Releases before 0.32.0 do not check it.
 Goldens: tests/golden/data/model_families/quant_schemes_3/VERSION.jsonl."""

@@ -1,5 +1,5 @@
 """The `reasoning_parser` model family (tools/corpus_model_families.py): `--reasoning-parser`
-looked up when the engine config is built (src/vllm_preflight/resolve/reasoning_config.py).
+looked up when the engine config is built (src/vllm_preflight/resolve/config/reasoning.py).
 
 The fixture `reasoning-llama-think` ships a small tokenizer with `<think>`/`</think>` (and
 seed_oss's `<seed:think>` pair), since vLLM loads the tokenizer before the lookup. Registered parsers are built on that tokenizer, and some
@@ -19,7 +19,7 @@ def reasoning_parser(v: tuple) -> Pool:
     """Registered think-token parsers, misspelt, miscased and unknown names, `none` in three
     cases (no parser from 0.33.0, an unknown name before), with a dense and an MoE model's flags."""
     from vllm_preflight.releases import get_release
-    from vllm_preflight.resolve.serve_checks import registered
+    from vllm_preflight.resolve.serve.serve import registered
 
     names = registered(get_release(".".join(map(str, v))).version, "reasoning") or []
     model = "reasoning-llama-think"

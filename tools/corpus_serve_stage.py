@@ -1,5 +1,5 @@
 """The `serve_stage` model family (tools/corpus_model_families.py): what `vllm serve` itself
-refuses around the engine config (src/vllm_preflight/resolve/serve_checks.py). Recorded with
+refuses around the engine config (src/vllm_preflight/resolve/serve/serve.py). Recorded with
 `tools/record_serve_stage.py VERSION --oracle DIR` (real `vllm serve` entry code, nothing bound
 or spawned); goldens: tests/golden/data/model_families/serve_stage/VERSION.jsonl."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ def serve_stage(v: tuple) -> Pool:
     multi-port external LB (0.22.0+), per-request metrics (0.25.0+), SSE keep-alive (0.29.0+),
     the gRPC port (0.32.0+) and the reasoning-effort map (0.33.0+)."""
     from vllm_preflight.releases import get_release
-    from vllm_preflight.resolve.serve_checks import registered
+    from vllm_preflight.resolve.serve.serve import registered
 
     version = get_release(".".join(map(str, v))).version
     tools = registered(version, "tool") or []

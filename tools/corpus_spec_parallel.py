@@ -2,9 +2,9 @@
 `_verify_args` checking the draft's ModelConfig against the draft parallel config. For ngram
 (ngram_gpu 0.20.0+) the draft is the target itself, so the target's heads / expert-parallel /
 pipeline-parallel / decode-context-parallel refusals surface as SpeculativeConfig's
-(resolve/config_checks.verify_with_parallel_config); a draft model's parallel config inherits
+(resolve/model/verify_with_parallel_config.py); a draft model's parallel config inherits
 expert parallelism 0.30.0-0.31.x, only for a MoE draft from 0.32.0
-(resolve/speculative_checks.verify_args). Each with and without its trigger, and without
+(resolve/speculative/draft_model.verify_args). Each with and without its trigger, and without
 speculative decoding for comparison.
 Goldens: tests/golden/data/model_families/spec_parallel/VERSION.jsonl."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The `speculative_2` model family (tools/corpus_model_families.py): what the draft's own
 architecture and layers, and a diffusion target, decide about the model runner
-(src/vllm_preflight/resolve/draft_features.py), XPress's top-C (0.33.0), and the drafting slots
-against --max-num-batched-tokens / --max-num-scheduled-tokens (vllm_config_checks._drafting_slots).
+(src/vllm_preflight/resolve/speculative/draft_features.py), XPress's top-C (0.33.0), and the drafting slots
+against --max-num-batched-tokens / --max-num-scheduled-tokens (vllm_config/post_init_late._drafting_slots).
 
 Draft fixtures (config.json only, Qwen3-shaped, vocabulary 2048 as llama-dense's): DFlash drafts
 with full, mixed sliding/full and all-sliding layers, DFlash2 / DFlash2-beam / LiLiCorr candidate-head

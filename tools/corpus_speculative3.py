@@ -1,5 +1,5 @@
 """The `speculative_3` model family (tools/corpus_model_families.py): the last SpeculativeConfig
-draft rules (resolve/draft_features.py, resolve/speculative_checks.py):
+draft rules (resolve/speculative/draft_features.py, resolve/speculative/draft_model.py):
 
   * the Qwen3-Omni DSpark contract (0.29.0+): a Qwen3-Omni target (`spec3-qwen3omni-target`, its
     thinker text_config 256 hidden, 8/4 heads of 32, 4 layers, vocabulary 2048) takes only a

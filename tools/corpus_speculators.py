@@ -1,5 +1,5 @@
 """The `speculators` model family (tools/corpus_model_families.py): speculators-format checkpoints
-served directly (src/vllm_preflight/resolve/speculators_format.py): vLLM serves the verifier named
+served directly (src/vllm_preflight/resolve/engine/speculators.py): vLLM serves the verifier named
 in their config.json with the checkpoint as the draft.
 
 Fixtures `spec-fmt-*` (config.json only) name their verifier by a hub id of the built-in table
@@ -19,7 +19,7 @@ SC = "--speculative-config"
 
 
 def _recorded(v: tuple, key: str) -> bool:
-    from vllm_preflight.resolve.config_checks import _all_facts
+    from vllm_preflight.resolve.base.value_facts import _all_facts
 
     return bool((_all_facts().get(".".join(map(str, v))) or {}).get(key))
 
@@ -31,8 +31,8 @@ def _methods_recorded(v: tuple) -> bool:
 def _types(v: tuple) -> tuple[str, ...]:
     from vllm_preflight.gpus import DEFAULT_GPU, GPUS
     from vllm_preflight.releases import get_release
-    from vllm_preflight.resolve import speculators_format
-    from vllm_preflight.resolve.state import State
+    from vllm_preflight.resolve.base.state import State
+    from vllm_preflight.resolve.engine import speculators as speculators_format
 
     return speculators_format._rules(State(release=get_release(".".join(map(str, v))), gpu=GPUS[DEFAULT_GPU],
                                            env={}, model=None))["types"]
@@ -90,7 +90,7 @@ def speculators(v: tuple) -> Pool:
     pool.append(("llama-dense", [SC, draft % "spec-fmt-eagle"], {}))
     if not _methods_recorded(v):
         # a type that is no SpeculativeConfig method fails its literal check, whose message lists the
-        # release's methods: releases without that list recorded (config_checks.value_facts) leave it out
+        # release's methods: releases without that list recorded (base.value_facts.value_facts) leave it out
         known = _types(v) + ("eagle",)
         pool = [p for p in pool if _kind(p[0]) in known or _kind(p[0]) is None]
     if v >= (0, 29, 0) and not _recorded(v, "spec_extra"):  # merged, but whether unknown keys are refused is not recorded

@@ -1,6 +1,6 @@
 """The `subconfigs` model family (tools/corpus_model_families.py): the sub-configs
 `create_engine_config` builds from plain flags and their validators
-(src/vllm_preflight/resolve/subconfig_checks.py): every bounded field of CacheConfig,
+(src/vllm_preflight/resolve/cache/, scheduler/ and config/): every bounded field of CacheConfig,
 SchedulerConfig, LoadConfig, ObservabilityConfig and the offload configs at and beside each bound
 (from releases/data/subconfig_fields.json), several failing fields at once, SchedulerConfig's
 active-sequence and long-prefill checks, ObservabilityConfig's trace modules, version text and

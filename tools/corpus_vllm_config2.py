@@ -1,5 +1,5 @@
 """The `vllm_config_2` model family (tools/corpus_model_families.py): the VllmConfig.__post_init__
-refusals ported in src/vllm_preflight/resolve/vllm_config_checks.py after the `vllm_config`
+refusals ported in src/vllm_preflight/resolve/vllm_config/post_init.py and post_init_late.py after the `vllm_config`
 family: HiSparse (--attention-config hisparse_config or a HiSparseConnector, 0.30.0+) with
 Model Runner V1, PP, DCP, cudagraph_mode FULL, --no-scheduler-reserve-full-isl, a model without
 index_topk and --disable-hybrid-kv-cache-manager; DeepSeek V4.1 Engram with DBO / microbatching

@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "vllm_preflight" / "releases" / "data" / "json_options.json"
 OPTIONS = ROOT / "src" / "vllm_preflight" / "releases" / "data" / "options.json"
-# dests validated elsewhere (resolve/compilation_config.py, config_checks.py) or not config classes
+# dests validated elsewhere (resolve/compilation/compilation_config.py, kv_transfer/, config/structured_outputs.py) or not config classes
 SKIP = {"compilation_config"}
 SCALARS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
 

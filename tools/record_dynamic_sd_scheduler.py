@@ -6,7 +6,7 @@ scheduler receives them. Run it with the release's own interpreter:
     VENV/bin/python tools/record_dynamic_sd_scheduler.py OUT.jsonl
 
 Each line: {"schedule", "max_num_seqs", "k", "error" (ValueError message or null), "lookup"}.
-Checked by tests/golden/test_dynamic_sd_scheduler.py against resolve/dynamic_sd.py."""
+Checked by tests/golden/test_dynamic_sd_scheduler.py against resolve/speculative/dynamic_sd.py."""
 from __future__ import annotations
 
 import json

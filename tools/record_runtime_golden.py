@@ -466,7 +466,7 @@ def main(argv=None) -> int:
 
 def _uses_resolver(version: str) -> bool:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-    from vllm_preflight.runtime.rules import runtime_rules
+    from vllm_preflight.releases.runtime_rules import runtime_rules
 
     return runtime_rules(version).resolver
 

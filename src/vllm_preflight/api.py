@@ -171,7 +171,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     result = run(bound.deployment)
     result.assumptions[:0] = version_assumptions
     depends_on, depend_findings = depends(bound, result, run)
-    from vllm_preflight.resolve.model_kind import model_kind_dependence
+    from vllm_preflight.model_kind import model_kind_dependence
 
     kind_on, kind_findings = model_kind_dependence(result, lambda: resolve(
         bound.deployment, name, gpu=hw, extra_env=list(env), model_assume={**facts, "is_moe": "true"}))

@@ -14,16 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vllm_preflight.model import Location
-
-
-@dataclass(frozen=True)
-class Example:
-    """An input for `explain` and the rule tests: a shell script, checked with `options`."""
-
-    script: str
-    options: tuple[str, ...] = ()
-    file: str = "serve.sh"  # the example's file name (its format is detected from name and content)
-    extra: tuple[tuple[str, str], ...] = ()  # other files beside it: (name, text)
+from vllm_preflight.rule_example import Example
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ folds these into `RULES` at import. Hazard rules (VP3xx) carry their docs in the
 """
 from __future__ import annotations
 
-from vllm_preflight.findings import Example
+from vllm_preflight.rule_example import Example
 
 
 def _pod(tag: str, args: str = "", env: str = "") -> str:

@@ -32,7 +32,7 @@ class ModelFacts:
     quantized: bool = False
     num_attention_heads: int = 0  # 0: not known (TP divisibility is then not checked)
     num_key_value_heads: int = 0  # 0: not known (decode context parallel limits not checked)
-    # what max_model_len is derived from (resolve/model_len.py), read from the text config:
+    # what max_model_len is derived from (resolve/model/max_model_len.py), read from the text config:
     # the position key vLLM picks ("?": nothing read, nothing checked; "": no key at all) and
     # its value, a truthy model_max_length, the RoPE type ("" none; legacy names normalised),
     # its factor as JSON text ("" none, "null", "4.0", "3"), original_max_position_embeddings
@@ -145,7 +145,7 @@ _USE_SLIDING_WINDOW = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
 
 
 def _max_len_keys(t: dict) -> dict:
-    """The text config's facts for the derived max_model_len (resolve/model_len.py)."""
+    """The text config's facts for the derived max_model_len (resolve/model/max_model_len.py)."""
     mtype = str(t.get("model_type") or "")
     values = {k: t.get(k) for k in _LEN_KEYS}
     if mtype in _N_POSITIONS_AS_MPE and values["n_positions"] is not None:
@@ -180,7 +180,7 @@ def _max_len_keys(t: dict) -> dict:
 
 
 def _quantization_keys(cfg: dict) -> dict:
-    """What --quantization is checked against (resolve/quantization.py): config.json's
+    """What --quantization is checked against (resolve/model/quantization.py and resolve/quantization/): config.json's
     quantization_config / compression_config (also text_config's), dtype and model_type. Kept
     beside the facts (`_quantization`), not a fact of its own (`--assume` cannot set it)."""
     text: dict = cfg["text_config"] if isinstance(cfg.get("text_config"), dict) else {}
@@ -349,7 +349,7 @@ def _overridden(cfg: dict | None, hf_overrides: dict, facts: ModelFacts, assumpt
 def local_config(model: str, base_dir: str | None) -> dict | None:
     """config.json of a model as read: a local folder's (a relative path next to the input, as
     model_facts looks it up), else a hub id's from the cache or the Hub (model_files); None when
-    there is none. A speculators-format checkpoint is recognised by it (resolve/speculators_format.py)."""
+    there is none. A speculators-format checkpoint is recognised by it (resolve/engine/speculators.py)."""
     path = os.path.normpath(model if os.path.isabs(model) else os.path.join(base_dir or os.getcwd(), model))
     facts = _facts_from_file(os.path.join(path, "config.json"))
     if facts is None and not os.path.lexists(path):
@@ -507,7 +507,7 @@ def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, st
                    f"pin it with --assume model.is_moe=VALUE")
         if "is_moe" not in overrides:
             assumptions.append(Assumption("model.is_moe", facts.is_moe, why))
-    names = {f.name: f.type for f in fields(ModelFacts)}
+    names = {f.name: f.type for f in fields(ModelFacts)} if overrides else {}
     changes: dict[str, Any] = {}
     for key, text in overrides.items():
         if key not in names:

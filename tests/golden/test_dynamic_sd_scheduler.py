@@ -1,5 +1,5 @@
 """The scheduler's check of a dynamic speculative-decoding schedule at engine start
-(resolve/dynamic_sd.py `scheduler_refusal` / `dense_lookup`) against real vLLM 0.33.0's
+(resolve/speculative/dynamic_sd.py `scheduler_refusal` / `dense_lookup`) against real vLLM 0.33.0's
 `build_dynamic_sd_schedule_lookup` (the same file in 0.24.0-0.33.0), recorded by
 tools/record_dynamic_sd_scheduler.py: the message of every refusal and every dense lookup."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vllm_preflight.resolve.dynamic_sd import dense_lookup, scheduler_refusal
+from vllm_preflight.resolve.speculative.dynamic_sd import dense_lookup, scheduler_refusal
 
 DATA = Path(__file__).parent / "scheduler" / "dynamic_sd-0.33.0.jsonl"  # not golden cases: kept out of data/
 CASES = [json.loads(line) for line in DATA.read_text().splitlines()]

@@ -11,8 +11,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from compare import deployment_of, expected_of, mismatches, missing_logs, target_of
 
-from compare import deployment_of, expected_of, missing_logs, mismatches, target_of
 from vllm_preflight.resolve import resolve
 
 DATA = Path(__file__).parent / "data"

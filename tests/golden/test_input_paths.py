@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from compare import MODELS
+
 from vllm_preflight.api import check_inputs
 from vllm_preflight.releases import option_table
 

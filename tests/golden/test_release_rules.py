@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from compare import deployment_of, mismatches, target_of
+
 from vllm_preflight.resolve import resolve
 
 DATA = Path(__file__).parent / "data" / "release_rules"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hsupport import check, sources
 
 from vllm_preflight.load import limits
-from vllm_preflight.resolve.capture_sizes import MAX_LISTED_SIZES
+from vllm_preflight.resolve.vllm_config.capture_sizes import MAX_LISTED_SIZES
 
 
 def _bomb(tmp_path, name: str, text: str):

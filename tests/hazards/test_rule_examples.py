@@ -1,11 +1,10 @@
 """Every rule of the registry is documented and its two examples behave: one fires, one does not."""
 from __future__ import annotations
 
-import pytest
-
 import json
 import os
 
+import pytest
 from click.testing import CliRunner
 
 from vllm_preflight.cli import cli

@@ -1,12 +1,11 @@
 """Kubernetes manifests: each vLLM container one Deployment, sidecars none, places kept."""
 from __future__ import annotations
 
+from conftest import INPUTS, by_source, rel
 from vllm_preflight.load import load_path
-from vllm_preflight.load.kubernetes import load_docs
+from vllm_preflight.load.manifests import load_docs
 from vllm_preflight.load.source import Source
 from vllm_preflight.load.yaml_marks import parse_documents
-
-from conftest import INPUTS, by_source, rel
 
 K8S = INPUTS / "kubernetes"
 

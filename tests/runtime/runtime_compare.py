@@ -2,8 +2,8 @@
 in the shape the recorder stores vLLM's answer (tools/record_runtime_golden.py)."""
 from __future__ import annotations
 
-from vllm_preflight.runtime.lowering import RANK, LowerInput, lower
-from vllm_preflight.runtime.rules import runtime_rules
+from vllm_preflight.releases.runtime_rules import runtime_rules
+from vllm_preflight.resolve.runtime.lowering import RANK, LowerInput, lower
 
 
 def stub_name(index: int, level: str) -> str:
@@ -49,7 +49,7 @@ def theirs_lowering(line: dict) -> dict:
 
 # ---------------------------------------------------------------- selector
 def selector_query(case: dict):
-    from vllm_preflight.runtime.backends import Query
+    from vllm_preflight.resolve.runtime.backends import Query
 
     major, minor = (int(x) for x in case["cc"].split("."))
     return Query(cc=(major, minor), head_size=case["head_size"], dtype=case["dtype"],
@@ -66,8 +66,8 @@ def _error_key(text: str) -> str:
 
 
 def ours_selector(case: dict, version: str) -> dict:
-    from vllm_preflight.runtime.backends import declared_support, select
-    from vllm_preflight.runtime.rules import runtime_rules
+    from vllm_preflight.releases.runtime_rules import runtime_rules
+    from vllm_preflight.resolve.runtime.backends import declared_support, select
 
     era = runtime_rules(version)
     q = selector_query(case)

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from runtime_compare import ours_lowering, ours_selector, theirs_lowering, theirs_selector
 
 DATA = Path(__file__).parent / "data"

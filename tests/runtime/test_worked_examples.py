@@ -230,7 +230,7 @@ def test_0_11_0_names_the_metadata_builder():
 
 
 def test_evidence_says_which_releases_are_backed_by_goldens():
-    from vllm_preflight.runtime.rules import runtime_rules
+    from vllm_preflight.releases.runtime_rules import runtime_rules
 
     assert runtime_rules("0.30.0").evidence == "golden" and runtime_rules("0.31.0").evidence == "source"
     assert runtime("0.12.0", "H200")["evidence"] == "golden"

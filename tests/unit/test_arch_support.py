@@ -9,7 +9,7 @@ from vllm_preflight.model import Deployment
 from vllm_preflight.releases import architectures as A
 from vllm_preflight.releases.architectures import ArchSupport, arch_support
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.config_checks import PP_UNSUPPORTED
+from vllm_preflight.resolve.model.verify_with_parallel_config import PP_UNSUPPORTED
 
 
 def test_every_release_is_recorded():

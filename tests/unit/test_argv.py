@@ -7,8 +7,8 @@ import pytest
 
 from vllm_preflight.gpus import GPUS
 from vllm_preflight.releases import get_release
-from vllm_preflight.resolve.argv import parse
-from vllm_preflight.resolve.state import Refusal, State
+from vllm_preflight.resolve.base.state import Refusal, State
+from vllm_preflight.resolve.parser.argument_parser import parse
 
 
 def _parse(version, words):

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from vllm_preflight.resolve.compilation_config import ConfigInvalid, _bool, _int
+from vllm_preflight.resolve.compilation.compilation_config import ConfigInvalid, _bool, _int
 
 BOOL, INT = TypeAdapter(bool), TypeAdapter(int)
 

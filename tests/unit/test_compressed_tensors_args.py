@@ -1,5 +1,5 @@
 """QuantizationArgs / SparsityCompressionConfig validation as the compressed-tensors library
-each vLLM release pins does it (resolve/compressed_tensors_args.py). The expected texts are
+each vLLM release pins does it (resolve/quantization/compressed_tensors.py). The expected texts are
 what the real library printed for these inputs (compressed-tensors 0.11.0, 0.12.2, 0.13.0,
 0.14.0.1, 0.15.0.1 and 0.17.0 under pydantic 2.14; the "for QuantizationArgs" header reads "for
 VllmConfig" as vLLM reports it), compared up to pydantic's `[type=...]` suffix."""
@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from vllm_preflight.resolve.compressed_tensors_args import library_version, quantization_args, sparsity_targets
-from vllm_preflight.resolve.state import Refusal
+from vllm_preflight.resolve.base.state import Refusal
+from vllm_preflight.resolve.quantization.compressed_tensors import library_version, quantization_args, sparsity_targets
 
 # a vLLM release pinning each library version
 V11, V12, V13, V14, V15, V17 = (0, 11, 0), (0, 12, 0), (0, 16, 0), (0, 19, 0), (0, 20, 0), (0, 33, 0)

@@ -6,8 +6,6 @@ path must give the same resolved settings.
 """
 from __future__ import annotations
 
-import json
-import os
 import textwrap
 
 import pytest

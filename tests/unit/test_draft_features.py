@@ -1,5 +1,5 @@
-"""Draft architectures, diffusion targets and drafting slots (resolve/draft_features.py,
-vllm_config_checks._drafting_slots) at the releases the goldens of `speculative_2` do not hold.
+"""Draft architectures, diffusion targets and drafting slots (resolve/speculative/draft_features.py,
+vllm_config/post_init_late._drafting_slots) at the releases the goldens of `speculative_2` do not hold.
 Each expectation names the source it was read in."""
 from __future__ import annotations
 
@@ -98,8 +98,8 @@ def test_given_max_num_scheduled_tokens(version, given, refused):
 def test_dspark_drafts_in_parallel_for_the_slots():
     # 0.25.0+ SpeculativeConfig sets parallel_drafting for DSpark (0.28.0 speculative.py:1046);
     # 0.27.x reserves K-1 slots per sequence for it (speculative.py max_num_new_slots_for_drafting)
-    from vllm_preflight.resolve.state import State
-    from vllm_preflight.resolve.vllm_config_checks import _parallel_drafting
+    from vllm_preflight.resolve.base.state import State
+    from vllm_preflight.resolve.vllm_config.post_init import _parallel_drafting
 
     class _Rel:
         def __init__(self, key):

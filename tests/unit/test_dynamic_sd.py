@@ -1,4 +1,4 @@
-"""Dynamic speculative decoding per release (resolve/dynamic_sd.py, steps/cudagraph_mode.py).
+"""Dynamic speculative decoding per release (resolve/speculative/dynamic_sd.py, steps/cudagraph_mode.py).
 
 0.24.0 and 0.33.0 are checked against real vLLM in tests/golden/test_dynamic_spec.py; the other releases'
 rules below come from reading each release's vllm/config/vllm.py: the PIECEWISE override on any
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.dynamic_sd import decode_tiers, dense_lookup
+from vllm_preflight.resolve.speculative.dynamic_sd import decode_tiers, dense_lookup
 
 MODEL = str(Path(__file__).resolve().parents[1] / "fixtures" / "models" / "llama-dense")
 TIERS = [[1, 16, 2], [17, 1024, 1]]

@@ -7,9 +7,9 @@ import pytest
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import SUPPORTED, get_release
+from vllm_preflight.releases.runtime_rules import V2_RUNNER_DEFAULT_FIRST
 from vllm_preflight.resolve import resolve
-from vllm_preflight.runtime import runtime_rules
-from vllm_preflight.runtime.rules import V2_RUNNER_DEFAULT_FIRST
+from vllm_preflight.resolve.runtime import runtime_rules
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 MIXTRAL = "mistralai/Mixtral-8x7B-Instruct-v0.1"
@@ -177,7 +177,7 @@ CONFIGS = [(), ("--enable-dbo", "-dp", "2", "-ep", "--all2all-backend", "deepep_
 @pytest.mark.parametrize("version", ["0.32.0", "0.33.0"])
 def test_config_time_and_runtime_agree_on_the_runner(version):
     """V2's stock-compile rule (config time, 0.32.0 config/vllm.py:2016-2017) runs exactly when
-    the runtime stage says the runner is V2: one decision (runtime._runner) for both."""
+    the runtime stage says the runner is V2: one decision (vllm_config/model_runner.choose_runner) for both."""
     seen = set()
     for args in CONFIGS:
         for model in (LLAMA, MIXTRAL):
@@ -237,7 +237,7 @@ def test_0_30_0_config_checks_equal_0_29_0():
 def test_kv_connector_registry_per_release():
     """KVConnectorFactory's registry read in each release's kv_connector/factory.py equals the
     recorded value sets where a release was recorded, and is known on every other release too."""
-    from vllm_preflight.resolve.config_checks import _all_facts
+    from vllm_preflight.resolve.base.value_facts import _all_facts
 
     for version, rec in _all_facts().items():
         if isinstance(rec, dict) and rec.get("kv_connectors"):

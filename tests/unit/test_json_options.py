@@ -1,4 +1,4 @@
-"""The JSON config options pydantic validates as vLLM parses them (resolve/json_options.py).
+"""The JSON config options pydantic validates as vLLM parses them (resolve/parser/json_options.py).
 
 The field validator is checked against pydantic itself (a test dependency): each recorded
 class is rebuilt as a pydantic dataclass from releases/data/json_options.json and both are
@@ -13,17 +13,17 @@ import re
 from typing import Any, Literal, Optional, Union
 
 import pytest
+from compare import MODELS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.dataclasses import dataclass as pyd_dataclass
 
-from compare import MODELS
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import get_release
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.json_options import _data, class_of, problem
-from vllm_preflight.resolve.state import State
+from vllm_preflight.resolve.base.state import State
+from vllm_preflight.resolve.parser.json_options import _data, class_of, problem
 
 
 def _py_type(t: Any, built: dict) -> Any:

@@ -1,4 +1,4 @@
-"""LoRA checks per release (resolve/lora_checks.py).
+"""LoRA checks per release (resolve/lora/lora_config.py).
 
 Expected values: the messages and outcomes recorded from real vLLM 0.12.0 and 0.33.0
 (tests/golden/data/model_families/lora/), and for the releases in between, the rules as read in

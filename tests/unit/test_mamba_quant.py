@@ -1,5 +1,5 @@
-"""Mamba/hybrid asserts of 0.14.0-0.21.x and ModelOpt config type checks (resolve/model_hooks.py,
-resolve/quantization.py). Real vLLM agrees on 0.12.0, pr29558, 0.22.0, 0.28.0, 0.30.0 and 0.33.0
+"""Mamba/hybrid asserts of 0.14.0-0.21.x and ModelOpt config type checks (resolve/vllm_config/model_hooks.py,
+resolve/model/quantization.py and resolve/quantization/). Real vLLM agrees on 0.12.0, pr29558, 0.22.0, 0.28.0, 0.30.0 and 0.33.0
 (tests/golden/data/model_families/mamba_quant/); these pin the releases between, read from
 each release's sources."""
 from __future__ import annotations

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from vllm_preflight.model import Deployment
+from vllm_preflight.releases.architectures import _hybrid_runs
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.model_hooks import _hybrid_runs
 
 MODELS = Path(__file__).resolve().parents[1] / "fixtures" / "models"
 MTP = ("--speculative-config", json.dumps({"method": "mtp", "num_speculative_tokens": 1}))

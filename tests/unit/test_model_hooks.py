@@ -1,4 +1,4 @@
-"""Per-architecture config hooks (resolve/model_hooks.py): where each rule starts or changes,
+"""Per-architecture config hooks (resolve/vllm_config/model_hooks.py): where each rule starts or changes,
 read from vLLM's models/config.py per release. Real vLLM agrees on 0.12.0, pr29558 and 0.33.0
 (tests/golden/data/model_families/arch_hooks/); these pin the release boundaries between."""
 from __future__ import annotations
@@ -124,8 +124,8 @@ def test_unlimited_ocr_fa4_follows_the_gpu():
 
 
 def test_alice_ai_refuses_aux_hidden_state_methods():
-    from vllm_preflight.resolve import model_hooks
-    from vllm_preflight.resolve.state import Refusal
+    from vllm_preflight.resolve.base.state import Refusal
+    from vllm_preflight.resolve.vllm_config import model_hooks
 
     state = SimpleNamespace(parallel={"pipeline_parallel_size": 1}, speculative_method_resolved="eagle3")
     with pytest.raises(Refusal) as e:

@@ -1,4 +1,4 @@
-"""max_model_len against the model's own limits (resolve/model_len.py).
+"""max_model_len against the model's own limits (resolve/model/max_model_len.py).
 
 Expected values: the outcomes and messages recorded from real vLLM 0.12.0, 0.30.0 and 0.33.0
 (tests/golden/data/model_families/max_model_len/), and for the releases in between the rule as
@@ -17,8 +17,9 @@ import pytest
 from vllm_preflight.model import Deployment
 from vllm_preflight.modelfacts import ModelFacts, facts_from_config
 from vllm_preflight.releases import get_release
-from vllm_preflight.resolve import model_len, resolve
-from vllm_preflight.resolve.state import Refusal
+from vllm_preflight.resolve import resolve
+from vllm_preflight.resolve.base.state import Refusal
+from vllm_preflight.resolve.model import max_model_len as model_len
 
 MODELS = Path(__file__).resolve().parents[1] / "fixtures" / "models"
 

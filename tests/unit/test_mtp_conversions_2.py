@@ -1,4 +1,4 @@
-"""The last MTP conversions of SpeculativeConfig.hf_config_override (resolve/mtp_conversions.py
+"""The last MTP conversions of SpeculativeConfig.hf_config_override (resolve/speculative/mtp_conversions.py
 `_last`), at the first release of each (read from vLLM's config/speculative.py), where the goldens
 (tests/golden/data/model_families/mtp_conversions_2/) do not reach: the release before converts
 nothing ("Unsupported speculative method"), the first release converts. Dots3-Note and InternS2 are
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_model_fixes import UNSUPPORTED, _err  # noqa: E402
+from test_model_fixes import UNSUPPORTED, _err
 
 
 def _mtp(k: int) -> tuple[str, str]:

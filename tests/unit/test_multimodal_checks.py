@@ -1,4 +1,4 @@
-"""Multimodal checks per release (resolve/multimodal_checks.py).
+"""Multimodal checks per release (resolve/model/multimodal.py).
 
 Expected values: the messages and outcomes recorded from real vLLM 0.12.0 and 0.33.0
 (tests/golden/data/model_families/multimodal/), and for the releases in between the rules as
@@ -18,8 +18,8 @@ import pytest
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import architectures
-from vllm_preflight.resolve import multimodal_checks as mmc
 from vllm_preflight.resolve import resolve
+from vllm_preflight.resolve.model import multimodal as mmc
 
 MODELS = Path(__file__).resolve().parents[1] / "fixtures" / "models"
 MULTIMODAL = ("Qwen2VLForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration",

@@ -1,5 +1,5 @@
-"""The quant_schemes_2 checks (resolve/quantization.py `_modelopt_class`, `_inc_checks`,
-`_removed_classes`; releases/optimization_levels.py `_nvfp4_quantized`) at the release
+"""The quant_schemes_2 checks (resolve/model/quantization.py and resolve/quantization/ `_modelopt_class`, `_inc_checks`,
+`_removed_classes`; resolve/vllm_config/steps/level_defaults.py `_nvfp4_quantized`) at the release
 boundaries the goldens (0.12.0, pr29558, 0.33.0: tests/golden/data/model_families/quant_schemes_2/)
 do not reach. Expected texts are the recorded ones where a golden has them, else read from the
 release's sources (cited)."""

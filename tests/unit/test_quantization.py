@@ -1,4 +1,4 @@
-"""--quantization against the checkpoint's quantization_config (resolve/quantization.py), per
+"""--quantization against the checkpoint's quantization_config (resolve/model/quantization.py and resolve/quantization/), per
 release. Expected texts are vLLM's (recorded in tests/golden/data/model_families/quantization/)
 or read from the release's sources (cited at each test)."""
 from __future__ import annotations
@@ -9,8 +9,9 @@ import pytest
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.modelfacts import facts_from_config
-from vllm_preflight.resolve import quantization as Q
 from vllm_preflight.resolve import resolve
+from vllm_preflight.resolve.model import quantization as Q
+from vllm_preflight.resolve.quantization import quant_config as QC
 
 MODELS = Path(__file__).resolve().parents[1] / "fixtures" / "models"
 
@@ -48,9 +49,9 @@ def test_class_facts_match_the_sources():
 
 
 def test_missing_arguments_are_worded_as_python_does():
-    assert Q._missing_args("A", ["x"]) == "A.__init__() missing 1 required positional argument: 'x'"
-    assert Q._missing_args("A", ["x", "y"]) == "A.__init__() missing 2 required positional arguments: 'x' and 'y'"
-    assert Q._missing_args("A", ["x", "y", "z"]).endswith("'x', 'y', and 'z'")
+    assert QC._missing_args("A", ["x"]) == "A.__init__() missing 1 required positional argument: 'x'"
+    assert QC._missing_args("A", ["x", "y"]) == "A.__init__() missing 2 required positional arguments: 'x' and 'y'"
+    assert QC._missing_args("A", ["x", "y", "z"]).endswith("'x', 'y', and 'z'")
 
 
 # ------------------------------------------------------------------ the override rules
@@ -267,17 +268,17 @@ def test_checkpoint_keys_each_method_reads():
     # get_from_keys in GPTQConfig / MoeWNA16Config.from_config (recorded on real 0.12.0)
     q = {"quant_method": "gptq", "bits": 4, "group_size": 128}
     with pytest.raises(Exception) as e:
-        Q._from_checkpoint("GPTQConfig", q, (0, 12, 0))
+        QC._from_checkpoint("GPTQConfig", q, (0, 12, 0))
     assert "Cannot find any of ['desc_act'] in the model's quantization config." in e.value.message
     with pytest.raises(Exception) as e:
-        Q._from_checkpoint("MoeWNA16Config", {**q, "desc_act": False}, (0, 12, 0))
+        QC._from_checkpoint("MoeWNA16Config", {**q, "desc_act": False}, (0, 12, 0))
     assert "Cannot find any of ['sym']" in e.value.message
-    Q._from_checkpoint("AWQConfig", {"w_bit": 4, "q_group_size": 128, "zero_point": True}, (0, 12, 0))
+    QC._from_checkpoint("AWQConfig", {"w_bit": 4, "q_group_size": 128, "zero_point": True}, (0, 12, 0))
 
 
 def test_bitblas_checkpoints_need_the_package():
     with pytest.raises(Exception) as e:
-        Q._from_checkpoint("BitBLASConfig", {**GPTQ_4, "checkpoint_format": "bitblas"}, (0, 12, 0))
+        QC._from_checkpoint("BitBLASConfig", {**GPTQ_4, "checkpoint_format": "bitblas"}, (0, 12, 0))
     assert "could not importwith the following error: No module named 'bitblas'" in e.value.message
 
 
@@ -285,9 +286,9 @@ def test_modelopt_algo_is_compared_as_written_before_0_14():
     # ModelOptQuantConfigBase.from_config (0.12.0 modelopt.py:208-271; upper-cased from 0.14.0)
     q = {"quant_method": "modelopt", "quant_algo": "nvfp4"}
     with pytest.raises(Exception) as e:
-        Q._from_checkpoint("ModelOptNvFp4Config", q, (0, 12, 0))
+        QC._from_checkpoint("ModelOptNvFp4Config", q, (0, 12, 0))
     assert "ModelOpt currently only supports: ['FP8', 'NVFP4'] quantizations in vLLM." in e.value.message
-    Q._from_checkpoint("ModelOptNvFp4Config", q, (0, 14, 0))
+    QC._from_checkpoint("ModelOptNvFp4Config", q, (0, 14, 0))
     with pytest.raises(Exception) as e:
-        Q._from_checkpoint("ModelOptFp8Config", {"quant_method": "modelopt"}, (0, 33, 0))
+        QC._from_checkpoint("ModelOptFp8Config", {"quant_method": "modelopt"}, (0, 33, 0))
     assert "Missing 'quant_algo' in quantization config" in e.value.message

@@ -1,4 +1,4 @@
-"""`--reasoning-parser` at engine-config time (resolve/reasoning_config.py), on the parts the
+"""`--reasoning-parser` at engine-config time (resolve/config/reasoning.py), on the parts the
 goldens (tests/golden/data/model_families/reasoning_parser/) cannot hold: a plugin file, and the
 releases between 0.13.0 and 0.19.x that look the name up only in the API server.
 From the sources: 0.20.0 engine/arg_utils.py:1634 turns the flag into a ReasoningConfig and

@@ -1,6 +1,6 @@
 """The value facts of every release (releases/data/refusals.json; the 24 releases without an
 installed venv read from their sources by tools/extract_refusal_facts_static.py), and the
-pydantic field validation of --speculative-config built on them (resolve/spec_field_errors.py).
+pydantic field validation of --speculative-config built on them (resolve/speculative/field_errors.py).
 Expected values: the goldens of tests/golden/data/model_families/spec_values/ (real vLLM 0.12.0,
 pr29558, 0.16.0, 0.28.0, 0.32.0, 0.33.0) and each release's speculative.py / config/utils.py."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import SUPPORTED
 from vllm_preflight.resolve import resolve
-from vllm_preflight.resolve.config_checks import _all_facts
+from vllm_preflight.resolve.base.value_facts import _all_facts
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 

@@ -1,4 +1,4 @@
-"""ReplaySSM / RecoverSSM (`validate_mamba_cached_kernel`, resolve/replayssm_checks.py). Real
+"""ReplaySSM / RecoverSSM (`validate_mamba_cached_kernel`, resolve/vllm_config/replayssm.py). Real
 vLLM agrees on 0.12.0, pr29558, 0.28.0, 0.29.0, 0.30.0, 0.32.0 and 0.33.0
 (tests/golden/data/model_families/replayssm/); these pin what the goldens cannot reach: 0.27.x
 (Python 3.12 oracles), the 0.31.0 wording (same as 0.30.0), the 0.26.0/0.27.0 flag boundary and

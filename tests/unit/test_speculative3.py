@@ -1,4 +1,4 @@
-"""The last SpeculativeConfig draft rules (resolve/draft_features.py, resolve/speculative_checks.py)
+"""The last SpeculativeConfig draft rules (resolve/speculative/draft_features.py, resolve/speculative/draft_model.py)
 at the releases the `speculative_3` goldens do not hold. Each expectation names the source it was
 read in."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The draft model's own config.json in SpeculativeConfig (resolve/speculative_checks.py).
+"""The draft model's own config.json in SpeculativeConfig (resolve/speculative/draft_model.py).
 
 Goldens (tests/golden/data/model_families/speculative/) hold what real vLLM answers; these
 tests pin what the goldens cannot: a relative draft path looked up next to the deployment,

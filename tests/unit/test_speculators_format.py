@@ -1,4 +1,4 @@
-"""Speculators-format checkpoints (resolve/speculators_format.py) at the release boundaries the
+"""Speculators-format checkpoints (resolve/engine/speculators.py) at the release boundaries the
 `speculators` goldens do not all hold. Each expectation names the source it was read in
 (transformers_utils/config.py `maybe_override_with_speculators`, configs/speculators/)."""
 from __future__ import annotations
@@ -11,8 +11,9 @@ import pytest
 
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import get_release
-from vllm_preflight.resolve import resolve, speculators_format
-from vllm_preflight.resolve.state import Refusal, State
+from vllm_preflight.resolve import resolve
+from vllm_preflight.resolve.base.state import Refusal, State
+from vllm_preflight.resolve.engine import speculators as speculators_format
 
 MODELS = Path(__file__).resolve().parents[1] / "fixtures" / "models"
 ROOT = MODELS.parents[2]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from vllm_preflight.api import check_inputs
 from vllm_preflight.model import Assumption, Resolution, VllmError
+from vllm_preflight.model_kind import model_kind_dependence
 from vllm_preflight.modelfacts import KNOWN_MODELS, facts_from_config, model_facts
-from vllm_preflight.resolve.model_kind import model_kind_dependence
 
 DATA = Path(__file__).resolve().parents[2] / "src" / "vllm_preflight" / "releases" / "data" / "models.json"
 
@@ -20,8 +20,7 @@ def _one(argv, version="0.14.0"):
 
 def test_expert_flags_make_an_unknown_model_moe():
     # 0.14.0+ exempts dense models from the DeepEP-HT rule: guessing dense would keep FULL graphs
-    r = _one("vllm serve acme/private-moe -dp 8 --enable-expert-parallel "
-             "--all2all-backend deepep_high_throughput".split())
+    r = _one(["vllm", "serve", "acme/private-moe", "-dp", "8", "--enable-expert-parallel", "--all2all-backend", "deepep_high_throughput"])
     [a] = [a for a in r.assumptions if a.fact == "model.is_moe"]
     assert a.value is True and "--enable-expert-parallel" in a.source
     assert r.resolved["compilation_config"]["cudagraph_mode"] == "NONE"
@@ -33,13 +32,13 @@ def test_env_backend_alone_makes_an_unknown_model_moe():
 
 
 def test_unknown_model_without_expert_flags_is_a_stated_assumption():
-    r = _one("vllm serve acme/private -tp 2".split())
+    r = _one(["vllm", "serve", "acme/private", "-tp", "2"])
     [a] = [a for a in r.assumptions if a.fact == "model.is_moe"]
     assert a.value is False and "unknown model" in a.source and "checked too" in a.source
 
 
 def test_a_pinned_kind_is_not_an_assumption_of_ours():
-    report = check_inputs([], command="vllm serve acme/private -dp 8".split(), vllm_version="0.14.0",
+    report = check_inputs([], command=["vllm", "serve", "acme/private", "-dp", "8"], vllm_version="0.14.0",
                           assume=[("model.is_moe", "true")])
     [r] = report.results
     assert [a.value for a in r.assumptions if a.fact == "model.is_moe"] == [True]

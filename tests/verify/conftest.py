@@ -55,7 +55,7 @@ def torch_threads():
 @pytest.fixture(scope="session")
 def ht_bench(torch_threads):
     """DeepEP-HT dp8 under the PR design, PIECEWISE: attention and MoE ops split out."""
-    from vllm_preflight.verify.plan import plan_from_resolved
+    from vllm_preflight.capture.plan import plan_from_resolved
     from vllm_preflight.verify.workbench import build_bench
 
     return build_bench(plan_from_resolved(resolved(), "0.12.0"), max_tokens=8)
@@ -64,7 +64,7 @@ def ht_bench(torch_threads):
 @pytest.fixture(scope="session")
 def dense_bench(torch_threads):
     """A capturable all2all (DeepEP low-latency) with FULL_AND_PIECEWISE and attention-only splits."""
-    from vllm_preflight.verify.plan import plan_from_resolved
+    from vllm_preflight.capture.plan import plan_from_resolved
     from vllm_preflight.verify.workbench import build_bench
 
     plan = plan_from_resolved(resolved(cudagraph_mode="FULL_AND_PIECEWISE", splitting_ops=ATTENTION,

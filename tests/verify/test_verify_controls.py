@@ -87,7 +87,7 @@ def test_controls_restore_the_bench(ht_bench):
 def test_cpu_tier_fails_moe_inside_a_piece_through_its_run_time_checks(rd, torch_threads):
     """Done-criterion of the verify issue: with the MoE ops left out of splitting_ops the cpu
     tier fails A3 (host reads frozen at capture changed at replay), not only V2/V4."""
-    from vllm_preflight.verify.plan import plan_from_resolved
+    from vllm_preflight.capture.plan import plan_from_resolved
     from vllm_preflight.verify.render import Reporter
     from vllm_preflight.verify.tiers import cpu
 

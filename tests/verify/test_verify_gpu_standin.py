@@ -15,8 +15,8 @@ torch = pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).parent))
 from cuda_standin import FakeCuda
 
+from vllm_preflight.capture.plan import plan_from_resolved
 from vllm_preflight.verify import gpu_child, timing
-from vllm_preflight.verify.plan import plan_from_resolved
 from vllm_preflight.verify.render import Reporter
 from vllm_preflight.verify.tiers import gpu, multi_gpu
 from vllm_preflight.verify.toy import ToyConfig

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from vllm_preflight.verify.opnames import parse_qualified, short, toy_dotted
+from vllm_preflight.capture.opnames import parse_qualified, short, toy_dotted
 
 
 @pytest.mark.parametrize("written,expected", [

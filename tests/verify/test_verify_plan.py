@@ -3,8 +3,14 @@ from __future__ import annotations
 
 import pytest
 
-from vllm_preflight.verify.outcome import ConfigProblem
-from vllm_preflight.verify.plan import name_matching_for, pad_to, plan_from_resolved, toy_sizes, unverified_sizes
+from vllm_preflight.capture.plan import (
+    PlanProblem,
+    name_matching_for,
+    pad_to,
+    plan_from_resolved,
+    toy_sizes,
+    unverified_sizes,
+)
 
 
 def test_pr_piecewise_ht_is_a_piecewise_plan_with_the_ht_protocol(rd):
@@ -66,7 +72,7 @@ def test_enums_by_int_and_qualified_name(rd):
 
 @pytest.mark.parametrize("bad", [None, {}, {"compilation_config": {}, "parallel_config": None}])
 def test_missing_resolved_settings_are_config_problems(bad):
-    with pytest.raises(ConfigProblem):
+    with pytest.raises(PlanProblem):
         plan_from_resolved(bad, "0.13.0")
 
 
@@ -75,7 +81,7 @@ def test_missing_resolved_settings_are_config_problems(bad):
     {"splitting_ops": "vllm::moe_forward"}, {"dp": "eight"},
 ])
 def test_malformed_resolved_settings_are_config_problems(rd, change):
-    with pytest.raises(ConfigProblem):
+    with pytest.raises(PlanProblem):
         plan_from_resolved(rd.resolved(**change), "0.13.0")
 
 

@@ -5,8 +5,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from vllm_preflight.capture.plan import plan_from_resolved
 from vllm_preflight.verify.moe.ht import HTEmulatedMoE
-from vllm_preflight.verify.plan import plan_from_resolved
 from vllm_preflight.verify.probe import probe
 from vllm_preflight.verify.split import split
 from vllm_preflight.verify.static_checks import check_graph, check_ht_full, moe_nodes

@@ -21,7 +21,7 @@ def hazard_findings(result, written=None, rerun=None) -> list:
     """
     from vllm_preflight.hazards import graphs, refusal, settings  # noqa: F401 - they register their rules
 
-    ctx = Context(result, written or {}, rerun)
+    ctx = Context(result, written or {}, rerun, hazard_findings)
     out = []
     for rule in HAZARDS.values():
         out.extend(rule(ctx))

@@ -24,6 +24,8 @@ class Context:
     result: Resolution
     written: dict[str, Written]
     rerun: Callable | None = None
+    # every hazard rule over another Resolution (hazard_findings): a fix is checked against all of them
+    findings_of: Callable | None = None
 
     # ------------------------------------------------------------ reading
     @property
@@ -83,8 +85,6 @@ class Context:
         dep = self.result.deployment
         if self.rerun is None or dep is None:
             return ""
-        from vllm_preflight.hazards import hazard_findings
-
         for fix in candidates:
             env = dict(dep.env)
             for k, v in fix.env:
@@ -96,7 +96,7 @@ class Context:
             other = self.rerun(changed)
             if other.vllm_error is not None:
                 continue
-            fired = {f.rule for f in hazard_findings(other)}
+            fired = {f.rule for f in self.findings_of(other)} if self.findings_of else set()
             mode = other.resolved["compilation_config"]["cudagraph_mode"]
             if code in fired or (keep_graphs and not captures_graphs(other)):
                 continue
@@ -106,15 +106,14 @@ class Context:
 
 
 def captures_graphs(result) -> bool:
-    """Whether vLLM captures any CUDA graph for a resolved result (verify's plan decides)."""
-    from vllm_preflight.verify.outcome import ConfigProblem
-    from vllm_preflight.verify.plan import plan_from_resolved
+    """Whether vLLM captures any CUDA graph for a resolved result (the capture plan decides)."""
+    from vllm_preflight.capture.plan import PlanProblem, plan_from_resolved
 
     if result.resolved is None:
         return False
     try:
         return not plan_from_resolved(result.resolved, result.vllm_version).nothing_captured
-    except ConfigProblem:
+    except PlanProblem:
         return False
 
 

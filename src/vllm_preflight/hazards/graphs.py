@@ -12,15 +12,14 @@ GRAPH_SETTINGS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_ca
 def captured_around_ht(ctx: Context) -> list[str]:
     """How a captured CUDA graph would hold the DeepEP high-throughput dispatch: the same
     reading of the resolved settings as `verify`'s plan and its V2 check (one story)."""
-    from vllm_preflight.verify.opnames import MOE_OPS, short
-    from vllm_preflight.verify.outcome import ConfigProblem
-    from vllm_preflight.verify.plan import plan_from_resolved
+    from vllm_preflight.capture.opnames import MOE_OPS, short
+    from vllm_preflight.capture.plan import PlanProblem, plan_from_resolved
 
     resolved = dict(ctx.started_configs())
     resolved["compilation_config"] = dict(ctx.cc, cudagraph_mode=ctx.cudagraph_mode())
     try:
         plan = plan_from_resolved(resolved, ctx.result.vllm_version)
-    except ConfigProblem:
+    except PlanProblem:
         return []
     if not plan.ht or plan.nothing_captured:
         return []

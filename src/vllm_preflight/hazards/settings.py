@@ -165,10 +165,9 @@ def _pass_rename_fix(ctx: Context, old: list[str]) -> str:
     words = _renamed_words(tuple(dep.argv), {o: v for o, v in renames.items() if v is not None})
     if words is None:
         return tail
-    from vllm_preflight.hazards import hazard_findings
-
     other = ctx.rerun(replace(dep, argv=words))
-    if other.vllm_error is not None or "VP311" in {f.rule for f in hazard_findings(other)}:
+    fired = {f.rule for f in ctx.findings_of(other)} if ctx.findings_of else set()
+    if other.vllm_error is not None or "VP311" in fired:
         return tail
     new = ", ".join(f"{o} -> {' + '.join(renames[o] or [])}" for o in old)
     return f". Fix (resolved on vLLM {other.vllm_version}: starts, no VP311): rename {new}" + tail

@@ -127,7 +127,7 @@ def load_source(source, fmt: str, variables: dict[str, str] | None = None, *, de
 
 def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, depth: int = 0,
                  input_format: str | None = None) -> tuple[list[LoadedDeployment], str]:
-    from vllm_preflight.load import kubernetes, preflight_file, shell_file
+    from vllm_preflight.load import manifests, preflight_file, shell_file
     from vllm_preflight.load.source import fail
 
     if fmt == "shell":
@@ -142,9 +142,9 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
         if fmt == "yaml":
             return [], fmt
     if fmt == "kubernetes":
-        return kubernetes.load_docs(docs, variables), fmt
+        return manifests.load_docs(docs, variables), fmt
     if fmt == "preflight":
-        return preflight_file.load(docs, variables, depth=depth, input_format=input_format), fmt
+        return preflight_file.load(docs, variables, depth=depth, input_format=input_format, load_file=load_file), fmt
     if fmt == "vllm-config":
         return load_vllm_config(docs, variables), fmt
     fail(source.path, f"unknown input format {fmt!r}")

@@ -22,6 +22,7 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
+from vllm_preflight.differences import outcome_differences
 from vllm_preflight.findings import Finding
 from vllm_preflight.load.loaded import RESOLUTION_ENV, LoadedDeployment
 from vllm_preflight.model import Assumption, Deployment, Location
@@ -334,43 +335,6 @@ def _render_env(dep: Deployment, binding: dict[str, str]):
                 continue
         out.append((name, render(text, binding)))
     return tuple(out), findings
-
-
-# ------------------------------------------------------------------ outcomes
-def flatten(value, prefix: str = "") -> dict[str, object]:
-    """{"a": {"b": 1}} -> {"a.b": 1}."""
-    if isinstance(value, dict):
-        out: dict[str, object] = {}
-        for k, v in value.items():
-            out.update(flatten(v, f"{prefix}{k}."))
-        return out
-    return {prefix.rstrip("."): value}
-
-
-def outcome_differences(base, other, ignore_dests) -> list[str]:
-    """What differs between two Resolutions, leaving out fields the symbol feeds directly."""
-    if (base.vllm_error is None) != (other.vllm_error is None):
-        if other.vllm_error is not None:
-            return [f"vLLM would refuse to start ({other.vllm_error.type}: {other.vllm_error.message})"]
-        return ["vLLM would start"]
-    if base.vllm_error is not None:
-        if base.vllm_error.type != other.vllm_error.type:
-            return [f"vLLM would refuse with {other.vllm_error.type} instead"]
-        return []
-    a, b = flatten(base.resolved or {}), flatten(other.resolved or {})
-    diffs = []
-    for key in sorted(set(a) | set(b)):
-        if key.rsplit(".", 1)[-1] in ignore_dests:
-            continue
-        if a.get(key) != b.get(key):
-            diffs.append(f"{key} is {_show(b.get(key))} instead of {_show(a.get(key))}")
-    return diffs
-
-
-def _show(v) -> str:
-    if isinstance(v, list) and len(v) > 6:
-        return f"[{', '.join(map(str, v[:3]))}, … {len(v)} items]"
-    return str(v)
 
 
 MAX_COMBINATIONS = 64

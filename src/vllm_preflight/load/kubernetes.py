@@ -3,7 +3,7 @@
 Pod, Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, CronJob, LeaderWorkerSet
 (leader and worker templates, with the LWS_* variables the controller injects), role
 lists (`spec.roles[]`, DisaggregatedSet style), `kind: List`, Helm-rendered output, and
-any other resource holding pod specs. KServe LLMInferenceService is read by `kserve.py`.
+any other resource holding pod specs (manifests.py reads each resource). KServe LLMInferenceService is read by `kserve.py`.
 
 A container is a vLLM server when its command runs one (directly, behind wrappers, or in a
 `bash -c` script), or when it runs a vLLM image with only `args:` (the image's entrypoint
@@ -339,30 +339,3 @@ def named(found: list[LoadedDeployment], data: dict) -> list[LoadedDeployment]:
     return out
 
 
-def load_docs(docs: list[YamlDoc], variables: dict[str, str] | None = None) -> list[LoadedDeployment]:
-    from vllm_preflight.load import kserve
-
-    configmaps = ConfigMaps(docs)
-    out: list[LoadedDeployment] = []
-    for doc in docs:
-        data = doc.data
-        if not is_manifest(data):
-            continue
-        kind = data["kind"]
-        if kind == "List" and isinstance(data.get("items"), list):
-            for i, item in enumerate(data["items"]):
-                if is_manifest(item):
-                    if item["kind"] == "LLMInferenceService":
-                        out += named(kserve.service_servers(doc, item, ("items", i), variables, configmaps,
-                                                            f"items.{i}."), item)
-                    else:
-                        out += named(pod_servers(doc, item, item["kind"], ("items", i), variables, configmaps,
-                                                 f"items.{i}.", len(out)), item)
-                    limits.check_servers(len(out), doc.source.path, doc.location(("items", i)))
-            continue
-        if kind == "LLMInferenceService":
-            out += named(kserve.service_servers(doc, data, (), variables, configmaps), data)
-        else:
-            out += named(pod_servers(doc, data, kind, (), variables, configmaps, already=len(out)), data)
-        limits.check_servers(len(out), doc.source.path, doc.location(()))
-    return out

@@ -95,7 +95,8 @@ def validate(doc: YamlDoc) -> None:
 
 
 def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth: int = 0,
-         input_format: str | None = None) -> list[LoadedDeployment]:
+         input_format: str | None = None, load_file=None) -> list[LoadedDeployment]:
+    """`load_file`: the loader of any input format (load.load_file), for a `from:` file."""
     doc = docs[0]
     path = doc.source.path
     if len(docs) != 1 or not isinstance(doc.data, dict):
@@ -119,7 +120,7 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
     if "from" in data:
         if depth >= MAX_FROM_DEPTH:
             fail(path, "`from` chain is too deep (a loop?)", *_place(doc, ("from",)))
-        from vllm_preflight.load import confine, load_file
+        from vllm_preflight.load import confine
 
         frm = str(data["from"])
         target = frm if os.path.isabs(frm) else os.path.normpath(os.path.join(os.path.dirname(path), frm))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vllm_preflight.load.bind import flatten
+from vllm_preflight.differences import flatten
 from vllm_preflight.matrix import outcome as oc
 
 # long lists (the max speaks for them), the runtime stage's bookkeeping, and its copy of the config value

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vllm_preflight.resolve.steps.common import MOE_OPS
+from vllm_preflight.resolve.base.compilation_state import MOE_OPS
 
 COLUMNS = ("vllm", "cudagraph_mode", "mode", "moe_split", "partition", "max_capture", "hazards")
 HEADERS = {"vllm": "vLLM", "cudagraph_mode": "cudagraph_mode", "mode": "compile mode",

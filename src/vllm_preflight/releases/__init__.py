@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,14 @@ NEWEST = SUPPORTED[-1]
 PR29558 = "pr29558"
 PR29558_BASE = "0.12.0"
 DATA = Path(__file__).parent / "data"
+
+
+@cache
+def data_file(name: str) -> Any:
+    """A recorded data file of releases/data/, read once per process (the resolver's tables
+    are built from these; it never opens them itself)."""
+    with open(DATA / name) as f:
+        return json.load(f)
 
 
 
@@ -181,19 +189,16 @@ class Release:
         # the rule knobs of releases/changes.py (o_flag, mode_field, ...), set in __post_init__
         def __getattr__(self, name: str) -> Any: ...
 
-    @property
+    # read on every step: looked up once, then plain attributes of the instance (cached_property)
+    @cached_property
     def options(self) -> OptionTable:
         return option_table(self.version)
 
-    @property
+    @cached_property
     def facts(self) -> dict:
-        facts = self.__dict__.get("_facts")
-        if facts is None:
-            facts = recorded_facts(self.version)
-            object.__setattr__(self, "_facts", facts)
-        return facts
+        return recorded_facts(self.version)
 
-    @property
+    @cached_property
     def label(self) -> str:
         return PR29558 if self.target == PR29558 else self.version
 

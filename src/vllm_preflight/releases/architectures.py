@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-from vllm_preflight.releases.versions import release_of, version_key
+from vllm_preflight.releases.versions import release_of, value_since, version_key
 
 
 @dataclass(frozen=True)
@@ -129,3 +129,25 @@ def registry_class(version: str, architecture: str, runner: str = "auto", conver
             if s is not None and s.registered:
                 return base
     return None
+
+
+# ---------------------------------------------------------------- IsHybrid / attention-free
+# Attention-free (IsAttentionFree) classes of the registry: Mamba-only models, every release
+MAMBA_ARCHS = frozenset({"MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM"})
+
+
+@lru_cache(maxsize=1)
+def _hybrid_runs() -> dict[str, list[tuple[tuple[int, ...], bool]]]:
+    """releases/data/hybrid_archs.json (tools/extract_hybrid_archs.py): per architecture, the
+    releases where the registry's `is_hybrid` answer changes (null: not registered)."""
+    path = os.path.join(os.path.dirname(__file__), "data", "hybrid_archs.json")
+    with open(path) as f:
+        raw = json.load(f)
+    return {arch: sorted((version_key(v), bool(val)) for v, val in runs.items())
+            for arch, runs in raw["archs"].items()}
+
+
+def registry_is_hybrid(key: tuple[int, ...], arch: str) -> bool:
+    """The class is IsHybrid in the registry of the release `key` (its config's layer types not
+    read: ModelConfig.is_hybrid does that, resolve/)."""
+    return value_since(_hybrid_runs().get(arch, ()), key, False)

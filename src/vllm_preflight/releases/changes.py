@@ -7,8 +7,6 @@ vllm/engine/arg_utils.py and vllm/utils/argparse_utils.py.
 """
 from __future__ import annotations
 
-from vllm_preflight.releases.optimization_levels import levels
-
 _FUSION_NOOP_NORM = "Fusion enabled but reshape elimination disabled. RMSNorm/SiluMul + quant (fp8) fusion might not work"
 _FUSION_NOOP_ATTN = "Fusion enabled but reshape elimination disabled. Attention + quant (fp8) fusion might not work"
 _FUSION_NOOP_ALLREDUCE = ("Fusion enabled but reshape elimination disabled. Allreduce + rms norm + quant (fp8) "
@@ -109,7 +107,7 @@ CHANGES: list[tuple[str, dict]] = [
         "serve_model_flag": "error",
         # engine args: EngineArgs._check_feature_supported refuses draft-model speculation
         "draft_model_not_implemented": True,
-        # config checks outside the compilation path (resolve/config_checks.py; first release of
+        # config checks outside the compilation path (the config packages of resolve/; first release of
         # each read in every release's sources: 0.20.2's config files equal 0.20.1's, 0.30.0 changes
         # none of these rules against 0.29.0 and 0.31.0)
         "async_pp": None, "v1_unsupported": (), "scheduler_field_bounds": False, "kv_connector_checked_in_config": False,
@@ -129,7 +127,7 @@ CHANGES: list[tuple[str, dict]] = [
         "torch_has_inductor_partition": False,
         "attn_fusion_name": "enable_attn_fusion", "sp_name": "enable_sequence_parallelism",
         "async_tp_name": "enable_async_tp", "sp_rms_norm": "always",
-        "has_optimization_level": False, "optimization_level_defaults": None,
+        "has_optimization_level": False,
         # engine
         "all2all_env": "only", "all2all_env_override_warning": "",
         "cuda_graph_sizes_style": "scheduler",
@@ -154,7 +152,7 @@ CHANGES: list[tuple[str, dict]] = [
         "removed_all2all_backends": (), "sp_tp1_disable": False, "sp_threshold": False,
         "sp_followup": "split_or_pp",
         # which model runner a config gets (V2 by default for every model from 0.29.0) is decided by
-        # runtime._runner over runtime/rules.py (V2_RUNNER_DEFAULT_FIRST), for config time too
+        # vllm_config/model_runner.choose_runner over releases/runtime_rules.py (V2_RUNNER_DEFAULT_FIRST), for config time too
         "allreduce_fusion_auto": False, "norm_fusion_ir_priority": False,
         "allreduce_fusion_single_dp_pp": False, "allreduce_fusion_batch_invariant": False,
         "capture_interactivity": False, "capture_add_max_num_batched_tokens": False,
@@ -202,7 +200,7 @@ CHANGES: list[tuple[str, dict]] = [
             (("fuse_allreduce_rms",), _FUSION_NOOP_ALLREDUCE))),
         "attn_fusion_name": "fuse_attn_quant", "sp_name": "enable_sp", "async_tp_name": "fuse_gemm_comms",
         "sp_rms_norm": "unless_disabled",
-        "has_optimization_level": True, "optimization_level_defaults": levels,
+        "has_optimization_level": True,
         "splitting_ops_empty_without_compile": True, "pcp_override": True,
     }),
     ("0.13.0", {
@@ -339,7 +337,7 @@ CHANGES: list[tuple[str, dict]] = [
     # the V1 model runner's own refusals (_validate_v1_model_runner, 0.29.0 config/vllm.py:1653-1656):
     # prefill context parallel, DSpark; async scheduling + PP, which nothing checks 0.15.0-0.30.0
     # (read in each config/vllm.py), joins them in 0.31.0 (config/vllm.py:3120-3124)
-    # (0.29.0+ also adaptive draft verification and batch-sharded sampling: vllm_config_checks.v1_features;
+    # (0.29.0+ also adaptive draft verification and batch-sharded sampling: vllm_config/model_runner.v1_features;
     # DFlash/XPress/Parse draft architectures and diffusion targets: resolve/draft_features.v1_flags)
     ("0.29.0", {"v1_unsupported": ("pcp", "dspark", "adaptive", "dflash_multi_kv", "dflash2", "diffusion",
                                    "batch_sharded")}),
@@ -398,7 +396,7 @@ CHANGES: list[tuple[str, dict]] = [
     # VLLM_USE_V2_MODEL_RUNNER=1 (or a config V2 is forced for) with a feature V2 lacks:
     # _validate_v2_model_runner (0.20.0 config/vllm.py:1153-1154 and :1787-1828, 0.22.0 :2057-2067,
     # 0.30.0 :3079-3088, 0.33.0 :3329), after the platform's config update; the features per
-    # release are runtime._v2_unsupported's (runtime/rules.py v2_unsupported)
+    # release are vllm_config/model_runner.v2_unsupported's (releases/runtime_rules.py v2_unsupported)
     ("0.20.0", {"v2_validate_message": "VLLM_USE_V2_MODEL_RUNNER does not yet support: "}),
     ("0.23.0", {"v2_validate_message": "Model Runner V2 does not yet support: "}),
 ]

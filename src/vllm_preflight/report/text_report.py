@@ -17,7 +17,7 @@ import os
 import sys
 
 from vllm_preflight.model import Assumption
-from vllm_preflight.resolve.explain import headline
+from vllm_preflight.report.headline import headline
 from vllm_preflight.safe_text import starts_command, visible
 
 # Settings shown even when vLLM only filled in its default: what a deployer reads first.

@@ -33,7 +33,9 @@ class Entry:
 
 
 def _convert(conv: str, text: str):
-    from vllm_preflight.resolve.argv import _convert as convert  # the resolver's converters: one truth
+    from vllm_preflight.resolve.parser.converters import (
+        _convert as convert,  # the resolver's converters: one truth
+    )
 
     return convert(conv, text)
 

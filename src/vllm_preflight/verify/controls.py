@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import torch
 
+from vllm_preflight.capture.opnames import ATTENTION_OP, MOE_OPS, VLLM_NS, short
 from vllm_preflight.verify.compare import self_test
 from vllm_preflight.verify.moe.contract import OutputContract
 from vllm_preflight.verify.moe.ht import HTEmulatedMoE
-from vllm_preflight.verify.opnames import ATTENTION_OP, MOE_OPS, VLLM_NS, short
 from vllm_preflight.verify.outcome import CAUGHT, FAIL, Check
 from vllm_preflight.verify.probe import probe
 from vllm_preflight.verify.replay import AddressLog, EmulatedGraph, GraphRunner, capture_and_replay

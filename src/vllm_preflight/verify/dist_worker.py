@@ -22,10 +22,10 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from vllm_preflight.capture.plan import pad_to
 from vllm_preflight.verify.compare import CLOSE, EXACT, compare
 from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
 from vllm_preflight.verify.moe.ht import ProtocolStats, get_layout
-from vllm_preflight.verify.plan import pad_to
 from vllm_preflight.verify.replay import AddressLog, EmulatedGraph, GraphRunner, Runtime, Tally
 from vllm_preflight.verify.split import split
 from vllm_preflight.verify.toy import DTYPES, ToyConfig

@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from vllm_preflight.verify.opnames import ATTENTION_OP, KNOWN_SPLIT_OPS, MOE_OP, MOE_SHARED_OP, TOY_NS
+from vllm_preflight.capture.opnames import ATTENTION_OP, KNOWN_SPLIT_OPS, MOE_OP, MOE_SHARED_OP, TOY_NS
 
 # layer_name -> layer object with `attend(q, k, v, out)` or `moe(hidden, logits)`: either kind
 # (the op that looks a layer up is what knows which method its layer has)

@@ -15,8 +15,8 @@ import torch
 from torch import fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from vllm_preflight.capture.opnames import TOY_NS
 from vllm_preflight.verify import ops
-from vllm_preflight.verify.opnames import TOY_NS
 from vllm_preflight.verify.trace import Traced
 
 # Namespaces whose ops Dynamo or the dispatcher look into; everything else is opaque.

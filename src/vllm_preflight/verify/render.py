@@ -9,10 +9,10 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from vllm_preflight.capture.opnames import short
+from vllm_preflight.capture.plan import VerifyPlan
 from vllm_preflight.safe_text import rich as escape  # input text shown, never obeyed (safe_text)
-from vllm_preflight.verify.opnames import short
 from vllm_preflight.verify.outcome import CAUGHT, FAIL, INFO, PASS, SKIP, WARN, Check
-from vllm_preflight.verify.plan import VerifyPlan
 
 STYLE = {PASS: "green", FAIL: "bold red", WARN: "yellow", SKIP: "dim", CAUGHT: "cyan", INFO: "blue"}
 LABEL = {PASS: "PASS", FAIL: "FAIL", WARN: "WARN", SKIP: "SKIP", CAUGHT: "CAUGHT", INFO: "INFO"}

@@ -17,8 +17,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves, tree_map
 
+from vllm_preflight.capture.plan import pad_to
 from vllm_preflight.verify.compare import CLOSE, EXACT, MISMATCH, Comparison, compare
-from vllm_preflight.verify.plan import pad_to
 from vllm_preflight.verify.probe import DYNAMIC, HOST_READS, run_entered, tagged_data_dependent, toy_op_name
 from vllm_preflight.verify.split import SplitGraph, run_split
 

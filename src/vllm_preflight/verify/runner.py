@@ -15,6 +15,7 @@ import os
 import signal
 from dataclasses import dataclass
 
+from vllm_preflight.capture.plan import PlanProblem, VerifyPlan, plan_from_resolved
 from vllm_preflight.errors import UsageProblem
 from vllm_preflight.verify import environment, record
 from vllm_preflight.verify.outcome import (
@@ -29,7 +30,6 @@ from vllm_preflight.verify.outcome import (
     VerifyError,
     exit_code_for,
 )
-from vllm_preflight.verify.plan import VerifyPlan, plan_from_resolved
 from vllm_preflight.verify.render import Reporter
 from vllm_preflight.verify.tiers import TIER_MODULES
 
@@ -186,7 +186,10 @@ def execute(s: VerifySettings) -> int:
             if s.tier != "cpu":
                 env = environment.describe(import_deep_ep=True)
             reporter.environment(env)
-            plan = plan_from_resolved(resolved, version)
+            try:
+                plan = plan_from_resolved(resolved, version)
+            except PlanProblem as e:  # malformed settings: a config problem (exit 2)
+                raise ConfigProblem(str(e)) from None
             reporter.plan(plan)
             if plan.nothing_captured:
                 code, status, reason = EXIT_PASS, "nothing-captured", nothing_captured_reason(plan, events)

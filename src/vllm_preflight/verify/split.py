@@ -28,8 +28,8 @@ import torch
 from torch import fx
 from torch.fx.passes.split_module import split_module
 
+from vllm_preflight.capture.opnames import TOY_NS, TOY_OPS, VLLM_NS, parse_qualified, toy_dotted
 from vllm_preflight.verify import ops
-from vllm_preflight.verify.opnames import TOY_NS, TOY_OPS, VLLM_NS, parse_qualified, toy_dotted
 from vllm_preflight.verify.trace import Traced
 
 

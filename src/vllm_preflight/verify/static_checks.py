@@ -15,9 +15,9 @@ from typing import Any
 import torch
 from torch import fx
 
-from vllm_preflight.verify.opnames import ATTENTION_OP, MOE_OPS, short
+from vllm_preflight.capture.opnames import ATTENTION_OP, MOE_OPS, short
+from vllm_preflight.capture.plan import VerifyPlan
 from vllm_preflight.verify.outcome import FAIL, INFO, PASS, SKIP, WARN, Check
-from vllm_preflight.verify.plan import VerifyPlan
 from vllm_preflight.verify.probe import OpBehaviour, is_opaque, op_namespace
 from vllm_preflight.verify.split import SplitGraph
 

@@ -14,10 +14,10 @@ from typing import cast
 
 import torch
 
+from vllm_preflight.capture.opnames import ATTENTION_OP, MOE_OP, MOE_SHARED_OP
 from vllm_preflight.verify import ops
 from vllm_preflight.verify.moe.contract import OutputContract
 from vllm_preflight.verify.moe.experts import DenseMoE, Experts, route
-from vllm_preflight.verify.opnames import ATTENTION_OP, MOE_OP, MOE_SHARED_OP
 
 _ids = itertools.count()
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import torch
 
+from vllm_preflight.capture.plan import VerifyPlan
 from vllm_preflight.verify.moe.experts import DenseMoE
 from vllm_preflight.verify.moe.ht import HTEmulatedMoE, ProtocolStats
 from vllm_preflight.verify.outcome import SKIP, Check
-from vllm_preflight.verify.plan import VerifyPlan
 from vllm_preflight.verify.probe import OpBehaviour, probe
 from vllm_preflight.verify.split import SplitGraph, split
 from vllm_preflight.verify.static_checks import StaticReport, check_graph, check_ht_full, check_names

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from vllm_preflight.verify.opnames import short
+from vllm_preflight.capture.opnames import short
+from vllm_preflight.capture.plan import unverified_sizes
 from vllm_preflight.verify.outcome import FAIL, PASS, SKIP, WARN, Check
-from vllm_preflight.verify.plan import unverified_sizes
 from vllm_preflight.verify.replay import AddressLog, ReplayResult, Tally
 from vllm_preflight.verify.static_checks import classify_inputs, target_name
 from vllm_preflight.verify.workbench import Bench

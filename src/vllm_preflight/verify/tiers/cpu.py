@@ -11,12 +11,12 @@ import dataclasses
 
 import torch
 
+from vllm_preflight.capture.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify import controls, watchdog
 from vllm_preflight.verify.compare import CLOSE, compare
 from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
 from vllm_preflight.verify.moe.ht import HTEmulatedMoE, ProtocolStats
 from vllm_preflight.verify.outcome import FAIL, PASS, Check
-from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify.replay import (
     AddressLog,
     EmulatedGraph,

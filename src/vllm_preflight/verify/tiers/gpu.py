@@ -14,9 +14,9 @@ import json
 import os
 import sys
 
+from vllm_preflight.capture.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify import controls, watchdog
 from vllm_preflight.verify.outcome import CAUGHT, FAIL, PASS, WARN, Check
-from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import eager_input_count, moe_name, plan_extra, replay_checks, skipped_runtime
 from vllm_preflight.verify.toy import ToyConfig

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from vllm_preflight.capture.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify import controls
 from vllm_preflight.verify.outcome import FAIL, Check
-from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import moe_name, plan_extra, skipped_runtime
 from vllm_preflight.verify.tiers.cpu import merge_rank_checks, run_ranks

@@ -1,0 +1,1 @@
+"""CacheConfig (vllm/config/cache.py)."""

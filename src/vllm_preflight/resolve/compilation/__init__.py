@@ -1,0 +1,1 @@
+"""CompilationConfig / PassConfig (vllm/config/compilation.py)."""

@@ -1,0 +1,1 @@
+"""KVTransferConfig (vllm/config/kv_transfer.py)."""

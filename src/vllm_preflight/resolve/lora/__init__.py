@@ -1,0 +1,1 @@
+"""LoRAConfig (vllm/config/lora.py)."""

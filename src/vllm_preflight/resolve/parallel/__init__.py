@@ -1,0 +1,1 @@
+"""ParallelConfig (vllm/config/parallel.py)."""

@@ -1,0 +1,19 @@
+"""The CUDA platform's DeepEP high-throughput rule (0.11.x-0.12.0): CUDA graphs off with DP>1."""
+from __future__ import annotations
+
+from vllm_preflight.resolve.base.compilation_state import _cg
+from vllm_preflight.resolve.base.state import State
+
+
+def _deepep_message(state: State) -> str:
+    return state.release.deepep_message
+
+
+def deepep_ht_platform(state: State) -> None:
+    """0.11.x-0.12.0: the CUDA platform turns CUDA graphs off for DeepEP HT with DP>1."""
+    par = state.parallel
+    if par["all2all_backend"] == "deepep_high_throughput" and par["data_parallel_size"] > 1 \
+            and _cg(state) != "NONE":
+        msg = _deepep_message(state)
+        state.log("info", msg)
+        state.set("cc.cudagraph_mode", "NONE", "deepep_ht.disable_cudagraphs", msg)

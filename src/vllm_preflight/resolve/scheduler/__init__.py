@@ -1,0 +1,1 @@
+"""SchedulerConfig (vllm/config/scheduler.py)."""
