@@ -176,9 +176,8 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     kind_on, kind_findings = model_kind_dependence(result, lambda: resolve(
         bound.deployment, name, gpu=hw, extra_env=list(env), model_assume={**facts, "is_moe": "true"}))
     depends_on, depend_findings = depends_on + kind_on, depend_findings + kind_findings
-    from vllm_preflight.model_files import findings_of
 
-    depend_findings += findings_of(result)  # VP130: the model's files could not be read
+    depend_findings += _model_files_findings(result)  # VP130: the model's files could not be read
     result.extra["location"] = d.location.to_json() if d.location else None
     name_of_server = getattr(d, "name", None)  # a LoadedDeployment's reader's name
     if name_of_server:
@@ -228,6 +227,26 @@ def _unlisted_sizes(result: Resolution) -> list:
 
     return [Finding("VP120", e.reason, result.deployment.location if result.deployment else None)
             for e in result.events if e.rule == "capture_sizes.not_listed"][:1]
+
+
+def _model_files_findings(result: Resolution) -> list:
+    """VP130 for a hub model whose files could not be read (the resolver's `model.files` assumption)."""
+    from vllm_preflight.findings import Finding
+    from vllm_preflight.modelfacts import FILES_FACT
+
+    where = result.deployment.location if result.deployment is not None else None
+    from_table = _from_table(result)
+    # the table holds the model's own config.json keys: only a guess is worth a warning
+    fallback = ("the built-in table's facts" if from_table
+                else "a stated guess (see the model.is_moe assumption and depends_on)")
+    return [Finding("VP130", f"model files not read: {a.source}; resolved with {fallback}", where,
+                    severity="info" if from_table else "")
+            for a in result.assumptions if a.fact == FILES_FACT][:1]
+
+
+def _from_table(result: Resolution) -> bool:
+    model = next((a for a in result.assumptions if a.fact == "model"), None)
+    return model is not None and "table of well-known" in str(model.source)
 
 
 def check_inputs(paths: list[str], *, command: list[str] | None = None,

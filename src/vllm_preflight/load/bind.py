@@ -74,21 +74,6 @@ def pin_text(name: str, value: str = "VALUE") -> str:
     return f"pin it with {hint}" if hint else "its value is only known when the deployment runs (--assume cannot pin it)"
 
 
-_PREFIXED: dict[tuple[str, int], list[str]] = {}
-
-
-def _prefixed(dashed: str, table) -> list[str]:
-    """Long options `dashed` abbreviates; one scan per word and table (a flag repeated
-    thousands of times costs one)."""
-    key = (dashed, id(table))
-    hit = _PREFIXED.get(key)
-    if hit is None:
-        if len(_PREFIXED) > 4096:
-            _PREFIXED.clear()
-        hit = _PREFIXED[key] = [o for o in table.long_options if o.startswith(dashed)]
-    return hit
-
-
 def _lookup(word: str, table):
     name = word.split("=", 1)[0]
     if name in table.options:
@@ -97,7 +82,7 @@ def _lookup(word: str, table):
         dashed = "--" + name[2:].split(".", 1)[0].replace("_", "-")
         if dashed in table.options:
             return table.options[dashed]
-        matches = _prefixed(dashed, table)
+        matches = table.prefixed(dashed)
         if len(matches) == 1:
             return table.options[matches[0]]
     elif name.startswith("-") and "." in name:

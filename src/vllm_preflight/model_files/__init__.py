@@ -286,25 +286,5 @@ def prefetch(requests: list[ModelRequest]) -> None:
                 _start_fetch(_hub_key(r, name, rev), name, rev)
 
 
-def findings_of(result: Any) -> list:
-    """VP130 for a hub model whose files could not be read (the resolver's `model.files` assumption)."""
-    from vllm_preflight.findings import Finding
-    from vllm_preflight.modelfacts import FILES_FACT
-
-    where = result.deployment.location if result.deployment is not None else None
-    from_table = _from_table(result)
-    # the table holds the model's own config.json keys: only a guess is worth a warning
-    fallback = ("the built-in table's facts" if from_table
-                else "a stated guess (see the model.is_moe assumption and depends_on)")
-    return [Finding("VP130", f"model files not read: {a.source}; resolved with {fallback}", where,
-                    severity="info" if from_table else "")
-            for a in result.assumptions if a.fact == FILES_FACT][:1]
-
-
-def _from_table(result: Any) -> bool:
-    model = next((a for a in result.assumptions if a.fact == "model"), None)
-    return model is not None and "table of well-known" in str(model.source)
-
-
-__all__ = ["ModelFiles", "ModelRequest", "begin_run", "fetched", "find", "findings_of", "offline", "prefetch",
+__all__ = ["ModelFiles", "ModelRequest", "begin_run", "fetched", "find", "offline", "prefetch",
            "request_of", "start", "timeout"]

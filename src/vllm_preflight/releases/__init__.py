@@ -82,6 +82,17 @@ class OptionTable:
     long_options: tuple[str, ...]
     by_dest: dict[str, Option] = field(default_factory=dict)
     has_negative_number_options: bool = False
+    _prefixed: dict[str, list[str]] = field(default_factory=dict, compare=False, repr=False)
+
+    def prefixed(self, dashed: str) -> list[str]:
+        """Long options `dashed` abbreviates; one scan per word (a flag repeated thousands of
+        times costs one)."""
+        hit = self._prefixed.get(dashed)
+        if hit is None:
+            if len(self._prefixed) > 4096:
+                self._prefixed.clear()
+            hit = self._prefixed[dashed] = [o for o in self.long_options if o.startswith(dashed)]
+        return hit
 
 
 @lru_cache(maxsize=1)

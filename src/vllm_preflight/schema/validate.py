@@ -211,9 +211,7 @@ def _lookup(name: str, table):
         dashed = "--" + name[2:].replace("_", "-")
         if dashed in table.options:
             return table.options[dashed]
-        from vllm_preflight.load.bind import _prefixed  # one scan per word and table
-
-        matches = _prefixed(dashed, table)
+        matches = table.prefixed(dashed)  # one scan per word and table
         if len(matches) == 1:
             return table.options[matches[0]]
     return None
