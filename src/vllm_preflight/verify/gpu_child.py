@@ -73,7 +73,7 @@ def capture_report(cuda, device) -> dict:
     return result
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     print(json.dumps(capture_report(torch.cuda, torch.device("cuda", 0))), flush=True)
     return 0
 

@@ -18,6 +18,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves, tree_map
 
 from vllm_preflight.verify.compare import CLOSE, EXACT, MISMATCH, Comparison, compare
+from vllm_preflight.verify.host_sync import HostSyncWatch
 from vllm_preflight.verify.plan import pad_to
 from vllm_preflight.verify.probe import DYNAMIC, HOST_READS, run_entered, tagged_data_dependent, toy_op_name
 from vllm_preflight.verify.split import SplitGraph, run_split
@@ -42,6 +43,16 @@ class AddressLog:
     frozen_checks: int = 0      # host reads and data-dependent sizes compared with their capture values
     frozen_changes: int = 0     # ... that a replay computed differently (a graph would replay the old one)
     frozen_examples: list[str] = field(default_factory=list)
+    # host reads, host syncs and data-dependent sizes seen while capturing: each makes a real
+    # capture raise, whether or not its value would ever change
+    captured_reads: int = 0
+    capture_examples: list[str] = field(default_factory=list)
+
+    def record_capture(self, unit: str, size: int, frozen: list[tuple]) -> None:
+        self.captured_reads += len(frozen)
+        for kind, op, _ in frozen:
+            if len(self.capture_examples) < 5:
+                self.capture_examples.append(f"{unit}@{size}: {op} ({kind}) while capturing: a real capture raises")
 
     def record(self, unit: str, size: int, before: list[int], now: list[int]) -> None:
         self.checks += len(before)
@@ -99,10 +110,14 @@ class FrozenRecorder(TorchDispatchMode):
 
 
 def run_recorded(runnable, args) -> tuple[object, list[tuple]]:
+    """Run `runnable` and log what a graph would freeze: dispatch-level host reads with their
+    values and data-dependent sizes (FrozenRecorder), then the torch-function-level host syncs
+    CPU torch does not dispatch as reads (`.cpu()`, `.tolist()`, `bool(t)`), value-less."""
     rec = FrozenRecorder()
-    with rec:
+    with rec, HostSyncWatch() as watch:
         out = runnable(*args)
-    return out, rec.log
+    syncs = [("host sync", sync + (f" inside {inside}" if inside else ""), None) for sync, inside in watch.events]
+    return out, rec.log + syncs
 
 
 def alias(value):
@@ -130,7 +145,10 @@ class EmulatedGraph:
     static outputs, and every host read and data-dependent size the unit computed. At replay it
     recomputes from the memory at the captured addresses, copies into the static outputs, and
     logs every input that moved and every host read or size that came out different: a real
-    graph would have replayed the captured value, so a difference is a failure, not a pass."""
+    graph would have replayed the captured value, so a difference is a failure, not a pass.
+    Every host read, host sync or data-dependent size seen while capturing is logged too
+    (`AddressLog.captured_reads`): a real capture raises on each, even on a value that never
+    changes. Control N5 blinds nothing and plants such reads; blinding the recorder fails N5."""
 
     def __init__(self, name: str, runnable, runtime: Runtime, log: AddressLog):
         self.name, self.runnable, self.runtime, self.log = name, runnable, runtime, log
@@ -142,6 +160,7 @@ class EmulatedGraph:
             return self.runnable(*args)
         if mode == "capture" or size not in self.entries:
             out, frozen = run_recorded(self.runnable, args)
+            self.log.record_capture(self.name, size, frozen)
             self.entries[size] = (tree_map(alias, list(args)), addresses(args), out, frozen)
             return out
         captured_args, captured_ptrs, out, frozen = self.entries[size]

@@ -16,7 +16,7 @@ import signal
 from dataclasses import dataclass
 
 from vllm_preflight.errors import UsageProblem
-from vllm_preflight.verify import environment, record
+from vllm_preflight.verify import consistency, environment, record
 from vllm_preflight.verify.outcome import (
     EXIT_CONFIG,
     EXIT_FAILED,
@@ -109,24 +109,63 @@ def check_writable(s: VerifySettings) -> None:
             raise UsageProblem(f"--record {s.record_dir}: the folder is not writable")
 
 
-@contextlib.contextmanager
-def signals_interrupt():
-    """SIGINT and SIGTERM end the run through an exception, so that every `finally` on the way
-    out (child process groups, temporary folders) runs before verify exits 130 / 143."""
-    def raise_interrupted(signum, frame):
+class SignalLatch:
+    """The first SIGINT / SIGTERM of a run. Its handler raises Interrupted once; a later signal
+    is only counted, so that it cannot cut short the cleanup the first one started."""
+
+    def __init__(self):
+        self.signum: int | None = None
+
+    def handle(self, signum, frame):
+        if self.signum is not None:
+            return
+        self.signum = signum
         raise Interrupted(signum)
 
+
+@contextlib.contextmanager
+def signals_interrupt(latch: SignalLatch | None = None):
+    """SIGINT and SIGTERM end the run through an exception, so that every `finally` on the way
+    out (child process groups, temporary folders) runs before verify exits 130 / 143."""
+    latch = latch or SignalLatch()
     previous = {}
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, raise_interrupted)
+            previous[sig] = signal.signal(sig, latch.handle)
     except ValueError:  # not the main thread: leave signals alone
         pass
     try:
-        yield
+        yield latch
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+# torch writes compiled kernels and autotuning results under these; without them, into
+# $TMPDIR/torchinductor_<user> for ever. verify points them into its own folder for the run.
+CACHE_VARIABLES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TRITON_CACHE_DIR": "triton"}
+
+
+@contextlib.contextmanager
+def run_folder():
+    """The run's temporary folder, with torch's compile caches inside it; removed, and the
+    environment restored, however the run ends."""
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="pf-verify-run-")
+    saved = {k: os.environ.get(k) for k in CACHE_VARIABLES}
+    try:
+        for key, sub in CACHE_VARIABLES.items():
+            os.environ[key] = os.path.join(folder, sub)
+        yield folder
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def resolve_one(s: VerifySettings):
@@ -177,8 +216,9 @@ def execute(s: VerifySettings) -> int:
     env = environment.describe(import_deep_ep=False)
     source, version, resolved, plan, events = s.config, s.vllm_version, None, None, None
     checks, timings, ranks, extra, missing = [], [], [], {}, None
+    latch = SignalLatch()
     try:
-        with signals_interrupt():
+        with signals_interrupt(latch), run_folder():
             res = resolve_one(s)
             source = res.source
             version, resolved, events = res.vllm_version, res.resolved, res.events
@@ -188,8 +228,18 @@ def execute(s: VerifySettings) -> int:
             reporter.environment(env)
             plan = plan_from_resolved(resolved, version)
             reporter.plan(plan)
-            if plan.nothing_captured:
-                code, status, reason = EXIT_PASS, "nothing-captured", nothing_captured_reason(plan, events)
+            plan_check = consistency.plan_covers_modes(plan, resolved)
+            reporter.check(plan_check)
+            if plan.nothing_captured and not plan_check.failed:
+                story = consistency.agrees_with_check([], res.extra.get("findings"))
+                checks = [plan_check, story]
+                reporter.check(story)
+                code = exit_code_for(checks)
+                status, reason = (("nothing-captured", nothing_captured_reason(plan, events)) if not code
+                                  else ("fail", failure_reason(checks)))
+            elif plan.nothing_captured:
+                checks = [plan_check]
+                code, status, reason = EXIT_FAILED, "fail", failure_reason(checks)
             else:
                 # torch first: the tier modules import it, and without it the user needs an
                 # install hint, not an import error
@@ -199,26 +249,39 @@ def execute(s: VerifySettings) -> int:
                                       + f" (install the verify extra: {INSTALL_HINT})", missing)
                 tier = importlib.import_module(TIER_MODULES[s.tier])
                 options = {"world_size": s.world_size} if s.world_size else {}
+                options["plan"] = plan
                 missing = tier.requirements(options)
                 if missing:
                     raise Unavailable(f"tier {s.tier} cannot run here: missing " + "; ".join(missing), missing)
                 run = tier.run(plan, reporter, options)
-                checks, timings, ranks, extra = run.checks, run.timings, run.ranks, run.plan_extra
+                story = consistency.agrees_with_check(run.checks, res.extra.get("findings"))
+                reporter.check(story)
+                checks = [plan_check] + run.checks + [story]
+                timings, ranks, extra = run.timings, run.ranks, run.plan_extra
                 env["device"], env["cuda"] = run.device, run.cuda
                 code = exit_code_for(checks)
                 status = STATUS_FOR_EXIT[code]
                 reason = failure_reason(checks) if code else passed_reason(checks)
+    except Interrupted as e:
+        code, status, reason = e.exit_code, "interrupted", e.message
     except VerifyError as e:
         code, status, reason = e.exit_code, STATUS_FOR_EXIT[e.exit_code], e.message
         missing = getattr(e, "missing", None)
     except UsageProblem:
-        raise
+        if latch.signum is None:
+            raise
+        code, status, reason = 128 + latch.signum, "interrupted", Interrupted(latch.signum).message
     except KeyboardInterrupt:  # a SIGINT that arrived outside the handler's reach
         interrupted = Interrupted(signal.SIGINT)
         code, status, reason = interrupted.exit_code, "interrupted", interrupted.message
     except Exception as e:  # noqa: BLE001 - a bug becomes a record with exit code EXIT_INTERNAL, not a traceback
         code, status = EXIT_INTERNAL, "internal-error"
         reason = f"internal error in verify: {type(e).__name__}: {e}"
+    if latch.signum is not None and status != "interrupted":
+        # the signal's exception was caught and wrapped (Dynamo turns what its callbacks raise
+        # into its own errors) or swallowed: the run was still interrupted
+        interrupted = Interrupted(latch.signum)
+        code, status, reason = interrupted.exit_code, "interrupted", interrupted.message
     plan_json = None
     if plan is not None:
         plan_json = {**plan.to_json(), **extra}

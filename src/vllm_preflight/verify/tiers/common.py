@@ -64,22 +64,25 @@ def replay_checks(ids: tuple[str, str], res: ReplayResult, log: AddressLog, grap
     captured address, every host read and data-dependent size as frozen at capture; padding.
     `eager_inputs`: captured-piece inputs produced by eager ops (the MoE outputs)."""
     r = res.replay
-    held = log.mismatches == 0 and log.frozen_changes == 0
+    held = log.mismatches == 0 and log.frozen_changes == 0 and log.captured_reads == 0
     status = PASS if r.ok and held else WARN if r.close_only and held else FAIL
     detail = (f"{r.comparisons} {what} replays vs eager: {r.level}"
               + (" (non-deterministic kernel)" if r.close_only else "")
               + f" ({r.short_of_wanted} short of bitwise)"
               + f"; {log.checks} input addresses checked, {log.mismatches} moved"
-              + f"; {log.frozen_checks} host reads/data-dependent sizes checked, {log.frozen_changes} changed")
+              + f"; {log.captured_reads} host reads/syncs/data-dependent sizes while capturing"
+              + f"; {log.frozen_checks} frozen values checked at replay, {log.frozen_changes} changed")
     relies = eager_inputs > 0 and log.mismatches == 0 and log.checks > 0
     if relies:
         detail += (f"; relies on allocator address reuse: {eager_inputs} captured-piece input(s) come from "
                    "freshly allocated MoE outputs and were found at their captured addresses at every replay")
     if status == FAIL:
-        detail += "; " + "; ".join(log.frozen_examples[:2] + r.failures[:2] + log.examples[:2])
+        detail += "; " + "; ".join(log.capture_examples[:2] + log.frozen_examples[:2] + r.failures[:2]
+                                   + log.examples[:2])
     checks = [Check(ids[0], f"{what} replay == eager, addresses and host reads held ({dtype})", status, detail,
                     {**r.metrics(), "address_checks": log.checks, "address_mismatches": log.mismatches,
                      "frozen_checks": log.frozen_checks, "frozen_changes": log.frozen_changes,
+                     "captured_reads": log.captured_reads,
                      "relies_on_allocator_reuse": relies, "dtype": dtype}, graph=graph)]
     if res.padded.comparisons:
         ok = res.padded.ok and res.unpadded.ok

@@ -167,7 +167,7 @@ def capture_fails_in_child() -> Check:
     read a device value on the host while the stream was capturing (a failed capture can poison
     the context, hence the child). An error text alone proves nothing."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    child = watchdog.run([sys.executable, "-m", "vllm_preflight.verify.gpu_child"], N4_DEADLINE_S, env=env)
+    child = watchdog.run([sys.executable, "-m", "vllm_preflight.verify.child", "n4"], N4_DEADLINE_S, env=env)
     report = read_child_report(child)
     return n4_check(report, child)
 
