@@ -22,6 +22,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from vllm_preflight.verify import routing
 from vllm_preflight.verify.compare import CLOSE, EXACT, compare
 from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
 from vllm_preflight.verify.moe.ht import ProtocolStats, get_layout
@@ -139,8 +140,12 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
             runner.set("replay", p)
             got = runner(static_in[:p]).clone()
             runner.set("eager")
-            exact.note(f"step {step} ({n} tokens padded to {p})", compare(got, model(padded)))
-            close.note(f"step {step} first {n} rows", compare(got[:n], model(x)))
+            with routing.recording() as padded_routing:
+                exact.note(f"step {step} ({n} tokens padded to {p})", compare(got, model(padded)))
+            with routing.recording() as reference:
+                want = model(x)
+            close.note(f"step {step} first {n} rows", routing.compare_with_flips(
+                got[:n], want, routing.flips(reference, padded_routing, n, model.dtype)))
     ok = exact.ok and close.ok and log.mismatches == 0 and not stats.violations
     detail = (f"{exact.comparisons} lockstep replays vs eager: {exact.level}; unpadded rows: {close.level}; "
               f"address checks {log.checks}, mismatches {log.mismatches}; "
@@ -148,7 +153,8 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
     return {"id": job["ids"][-1], "status": "pass" if ok else "fail", "detail": detail,
             "metrics": {"replays": exact.comparisons, "worst_level": exact.level, "max_abs": exact.max_abs,
                         "address_checks": log.checks, "address_mismatches": log.mismatches,
-                        "moe_calls": stats.calls, "failures": exact.failures + close.failures + log.examples}}
+                        "moe_calls": stats.calls, "routing_flips": close.routing_flips,
+                        "failures": exact.failures + close.failures + log.examples}}
 
 
 def _gather(result: dict, rank: int, world: int, device) -> list[dict]:

@@ -17,6 +17,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves, tree_map
 
+from vllm_preflight.verify import routing
 from vllm_preflight.verify.compare import CLOSE, EXACT, MISMATCH, Comparison, compare
 from vllm_preflight.verify.host_sync import HostSyncWatch
 from vllm_preflight.verify.plan import pad_to
@@ -207,8 +208,11 @@ class Tally:
     failures: list[str] = field(default_factory=list)   # examples (the first 5)
     levels: dict[str, int] = field(default_factory=dict)  # level -> how many comparisons ended there
 
+    routing_flips: int = 0  # near-tie routing flips tolerated (routing.compare_with_flips), all counted
+
     def note(self, what: str, got: Comparison) -> None:
         self.comparisons += 1
+        self.routing_flips += got.flips
         self.levels[got.level] = self.levels.get(got.level, 0) + 1
         if self.worst is None or not got.at_least(self.worst.level) or (
                 got.level == self.worst.level and got.max_abs > self.worst.max_abs):
@@ -245,7 +249,7 @@ class Tally:
 
     def metrics(self) -> dict:
         return {"comparisons": self.comparisons, "worst_level": self.level, "max_abs": self.max_abs,
-                "levels": dict(self.levels)}
+                "levels": dict(self.levels), "routing_flips": self.routing_flips}
 
 
 @dataclass
@@ -299,8 +303,14 @@ def capture_and_replay(model, runner: GraphRunner, sizes: list[int], padded: lis
             runner.set("replay", p)
             got = runner(static_in[:p]).clone()
             runner.set("eager")
-            res.padded.note(f"{n} padded to {p}", compare(got, model(padded_x)))
-            res.unpadded.note(f"{n} padded to {p}, first {n} rows", compare(got[:n], model(x)))
+            # the replay equals eager on the padded batch bitwise (checked right here), so the
+            # eager runs' routing is the replay's: flips after padding are counted from them
+            with routing.recording() as padded_routing:
+                res.padded.note(f"{n} padded to {p}", compare(got, model(padded_x)))
+            with routing.recording() as reference:
+                want = model(x)
+            res.unpadded.note(f"{n} padded to {p}, first {n} rows", routing.compare_with_flips(
+                got[:n], want, routing.flips(reference, padded_routing, n, model.dtype)))
     return res
 
 

@@ -3,6 +3,7 @@ static checks, and turn the replay tallies into checks."""
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from vllm_preflight.verify.opnames import short
 from vllm_preflight.verify.outcome import FAIL, PASS, SKIP, WARN, Check
@@ -89,7 +90,8 @@ def replay_checks(ids: tuple[str, str], res: ReplayResult, log: AddressLog, grap
         checks.append(Check(
             ids[1], f"padded batches ({dtype})", PASS if ok else FAIL,
             f"{res.padded.comparisons} batch sizes padded up: vs eager on the padded batch {res.padded.level}, "
-            f"real rows vs eager unpadded {res.unpadded.level} (max abs {res.unpadded.max_abs:.3g})"
+            f"real rows vs eager unpadded {res.unpadded.level} (max abs {res.unpadded.max_abs:.3g}; "
+            f"{res.unpadded.routing_flips} near-tie routing flips tolerated, counted)"
             + ("" if ok else "; " + "; ".join(res.padded.failures + res.unpadded.failures)),
             {"padded": res.padded.metrics(), "unpadded": res.unpadded.metrics(), "dtype": dtype}, graph=graph))
     return checks
@@ -101,3 +103,62 @@ def eager_input_count(bench: Bench) -> int:
 
 def moe_name(impl) -> str:
     return getattr(impl, "name", type(impl).__name__)
+
+
+@dataclasses.dataclass
+class Budget:
+    """A tier's time budget (`--time-budget`): the required steps always run; optional ones
+    (timings, the node's vLLM wrapper) are cut when the time left is below their estimate, and
+    every cut is reported."""
+
+    seconds: float | None = None
+    start: float = dataclasses.field(default_factory=time.monotonic)
+    cut: list[str] = dataclasses.field(default_factory=list)
+
+    def left(self) -> float:
+        return float("inf") if self.seconds is None else self.seconds - (time.monotonic() - self.start)
+
+    def allows(self, estimate_s: float, what: str) -> bool:
+        if self.left() >= estimate_s:
+            return True
+        self.cut.append(what)
+        return False
+
+    def to_json(self) -> dict:
+        return {"seconds": self.seconds, "used_s": round(time.monotonic() - self.start, 1), "cut": list(self.cut)}
+
+
+def capture_failed_check(cid: str, e, graph: str, dtype: str) -> Check:
+    """A capture that raised is a finding, not an internal error: torch's own message, and
+    whether the capture stream was restored before verify went on."""
+    return Check(cid, f"CUDA-graph {graph} capture ({dtype})", FAIL,
+                 f"capturing {e.unit} at size {e.size} raised {e.message}; capture stream "
+                 + ("restored" if e.stream_restored else "NOT restored (later GPU checks may fail with it)"),
+                 {"dtype": dtype, "unit": e.unit, "size": e.size, "error": e.message,
+                  "stream_restored": e.stream_restored}, graph=graph)
+
+
+def regime_check(regimes: list[tuple[str, int, dict]]) -> Check:
+    """G0 proves the graphs were captured under vLLM's allocator regime: per size, the first
+    piece (or the FULL graph) with gc.collect / empty_cache on, every later piece with both off,
+    and the no-ops actually hit by torch.cuda.graph's entry. A wrapper that leaves gc on for every
+    piece (the mutation tests plant one) fails it."""
+    problems, on, off = [], 0, 0
+    for graph, sizes, regime in regimes:
+        on, off = on + regime["gc_on"], off + regime["gc_off"]
+        captures = regime["gc_on"] + regime["gc_off"]
+        if regime["gc_on"] != sizes:
+            problems.append(f"{graph}: {regime['gc_on']} captures with gc on, want {sizes} (the first unit per size)")
+        if graph == "full" and regime["gc_off"]:
+            problems.append(f"full: {regime['gc_off']} captures with gc off, want 0")
+        if regime["gc_off"] and regime["gc_calls_while_off"] < regime["gc_off"]:
+            problems.append(f"{graph}: torch.cuda.graph's gc/empty_cache reached the no-ops "
+                            f"{regime['gc_calls_while_off']} times in {regime['gc_off']} captures")
+        if captures == 0:
+            problems.append(f"{graph}: nothing captured")
+    if not regimes:
+        return Check("G0", "captured under vLLM's allocator regime", SKIP, "no graph was captured")
+    detail = (f"{on} captures with gc.collect/empty_cache on (first unit per size), {off} with both off"
+              + ("; " + "; ".join(problems) if problems else ""))
+    return Check("G0", "captured under vLLM's allocator regime", FAIL if problems else PASS, detail,
+                 {"gc_on": on, "gc_off": off})

@@ -178,4 +178,5 @@ def gloo_lockstep(plan: VerifyPlan, bench, sizes: list[int], options: dict,
 def run_controls(bench, sizes: list[int]) -> list[Check]:
     sample = bench.model.inputs(4, 99)
     return [controls.comparator_self_test(sample), controls.moe_not_split(bench),
-            controls.host_read_in_captured_region(), controls.fresh_moe_outputs(bench, sizes)]
+            controls.host_read_in_captured_region(), controls.fresh_moe_outputs(bench, sizes),
+            *controls.plan_controls(bench, sample)]

@@ -18,7 +18,16 @@ from vllm_preflight.verify import controls, watchdog
 from vllm_preflight.verify.outcome import CAUGHT, FAIL, PASS, WARN, Check
 from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify.tiers import TierRun
-from vllm_preflight.verify.tiers.common import eager_input_count, moe_name, plan_extra, replay_checks, skipped_runtime
+from vllm_preflight.verify.tiers.common import (
+    Budget,
+    capture_failed_check,
+    eager_input_count,
+    moe_name,
+    plan_extra,
+    regime_check,
+    replay_checks,
+    skipped_runtime,
+)
 from vllm_preflight.verify.toy import ToyConfig
 from vllm_preflight.verify.workbench import (
     Bench,
@@ -35,6 +44,9 @@ GPU_TOY = ToyConfig(hidden=256, ffn=512, experts=8, top_k=2, layers=4)
 SIZE_LIMIT = 64
 N4_DEADLINE_S = 90
 SLOWER_WARN = 1.05  # warn (never fail) when graph replay is >5% slower than eager at small sizes
+TIMED_SIZES = 6     # sizes timed per graph kind (spread over the verified ones), bf16
+TIMING_ITERS = (3, 20)  # warm-up and timed forwards per size and mode
+REPLAYS = 3
 
 
 def requirements(options: dict | None = None) -> list[str]:
@@ -55,11 +67,20 @@ def cuda_runtime():
     return torch.cuda, torch.device("cuda", 0)
 
 
+def timed_sizes(sizes: list[int]) -> list[int]:
+    """At most TIMED_SIZES sizes, smallest and largest always, spread over the rest."""
+    if len(sizes) <= TIMED_SIZES:
+        return list(sizes)
+    step = (len(sizes) - 1) / (TIMED_SIZES - 1)
+    return sorted({sizes[round(i * step)] for i in range(TIMED_SIZES)})
+
+
 def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
-    from vllm_preflight.verify.cudagraphs import CudaGraphs
+    from vllm_preflight.verify.cudagraphs import CaptureFailed, CudaGraphs
     from vllm_preflight.verify.replay import AddressLog, GraphRunner, capture_and_replay
     from vllm_preflight.verify.split import split
 
+    budget = Budget(options.get("time_budget"))
     cuda, device = cuda_runtime()
     set_threads_for_toy()
     sizes, padded = toy_sizes(plan.capture_sizes, SIZE_LIMIT)
@@ -80,12 +101,15 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
     add(rep.checks)
     stream = cuda.Stream(device)  # graphs cannot be captured on the legacy default stream
     gpu_bench = None
+    regimes: list[tuple[str, int, dict]] = []
+    not_timed: dict[str, str] = {}
     with cuda.stream(stream):
         for graph in plan.graph_kinds:
             if rep.failed(graph):
                 # a capture around a host read raises and can poison the context: N4 shows
                 # that failure in a child process instead
                 add(skipped_runtime(graph, ["G1", "G2"]))
+                not_timed[graph] = "not captured: its static checks failed"
                 continue
             for dtype in ("float32", "bfloat16"):
                 reporter.step(f"capturing {graph} graphs ({dtype}) for sizes {sizes}")
@@ -94,18 +118,27 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
                 sg = split(traced, split_ops(plan), plan.vllm_version)
                 graphs, log = CudaGraphs(device, cuda=cuda), AddressLog()
                 runner = GraphRunner(graph, sg, graphs.wrapper, log)
-                res = capture_and_replay(model, runner, sizes, padded, replays=3, device=device)
+                try:
+                    res = capture_and_replay(model, runner, sizes, padded, replays=REPLAYS, device=device)
+                except CaptureFailed as e:
+                    add([capture_failed_check("G1", e, graph, dtype)])
+                    not_timed[graph] = "its capture failed"
+                    break  # the other dtype would fail the same way, and the context may be poisoned
+                regimes.append((graph, len(sizes), dict(graphs.regime)))
                 add(replay_checks(("G1", "G2"), res, log, graph, dtype, "CUDA-graph " + graph,
                                   eager_inputs if graph == "piecewise" else 0))
                 if dtype == "bfloat16":
                     reporter.step(f"timing eager vs {graph} graphs ({dtype})")
-                    out.timings += time_sizes(model, runner, res.static_in, sizes, graph, dtype, graphs,
-                                              graphs.pool_bytes(), cuda)
+                    out.timings += time_sizes(model, runner, res.static_in, timed_sizes(sizes), graph, dtype,
+                                              graphs, graphs.pool_bytes(), cuda, budget)
                 if gpu_bench is None and dtype == "float32":
                     gpu_bench = Bench(plan, GPU_TOY, model, traced, sg, {}, max(sizes))
+        add([regime_check(regimes)])
         if out.timings:
             add([timing_check(out.timings)])
         add(run_controls(bench, gpu_bench, sizes, device, cuda))
+    out.plan_extra["budget"] = budget.to_json()
+    out.plan_extra["not_timed"] = not_timed
     return out
 
 
@@ -116,14 +149,22 @@ def _cuda_build():
 
 
 def time_sizes(model, runner, static_in, sizes, graph: str, dtype: str, graphs, pool_bytes: int,
-               cuda=None) -> list[dict]:
+               cuda=None, budget: Budget | None = None) -> list[dict]:
+    """Eager and graph-replay forwards per size (reported, never gated). Sizes the budget
+    cannot afford any more (estimated from the sizes timed so far) are cut and reported."""
+    import time
+
     import torch
 
     from vllm_preflight.verify.timing import time_forward
 
-    rows = []
+    rows: list[dict] = []
+    per_size = 0.0
     with torch.no_grad():
         for s in sizes:
+            if budget is not None and rows and not budget.allows(per_size * 1.5, f"timing {graph} size {s}"):
+                continue
+            started = time.monotonic()
             static_in[:s].copy_(model.inputs(s, 4242 + s, static_in.device))
             x = static_in[:s]
 
@@ -135,17 +176,20 @@ def time_sizes(model, runner, static_in, sizes, graph: str, dtype: str, graphs, 
                 runner.set("replay", s)
                 runner(x)
 
-            e, g = time_forward(eager, cuda=cuda), time_forward(replay, cuda=cuda)
+            warmup, iters = TIMING_ITERS
+            e = time_forward(eager, warmup=warmup, iters=iters, cuda=cuda)
+            g = time_forward(replay, warmup=warmup, iters=iters, cuda=cuda)
             rows.append({"graph": graph, "dtype": dtype, "size": s, "eager_ms": e, "graph_ms": g,
                          "speedup": e["median"] / g["median"] if g["median"] > 0 else 0.0,
                          "capture_s": round(graphs.capture_s.get(s, 0.0), 4), "pool_bytes": int(pool_bytes)})
+            per_size = max(per_size, time.monotonic() - started)
     return rows
 
 
 def timing_check(rows: list[dict]) -> Check:
     slow = [r for r in rows if r["size"] <= 32 and r["graph_ms"]["median"] > SLOWER_WARN * r["eager_ms"]["median"]]
     best = max(rows, key=lambda r: r["speedup"])
-    detail = (f"{len(rows)} sizes timed; best speedup {best['speedup']:.2f}x at size {best['size']}"
+    detail = (f"{len(rows)} sizes timed; best speedup {best['speedup']:.2f}x at size {best['size']} ({best['graph']})"
               + ("; graph slower than eager by >5% at sizes " + ", ".join(str(r["size"]) for r in slow)
                  if slow else ""))
     return Check("G3", "timings: eager vs graph replay (reported, never gated)", WARN if slow else PASS, detail,
@@ -191,8 +235,10 @@ def n4_check(report: dict | None, child=None) -> Check:
 def run_controls(bench: Bench, gpu_bench: Bench | None, sizes: list[int], device, cuda=None) -> list[Check]:
     from vllm_preflight.verify.cudagraphs import CudaGraphs
 
-    checks = [controls.comparator_self_test(bench.model.inputs(4, 99).to(device)),
-              controls.moe_not_split(bench), controls.host_read_in_captured_region()]
+    sample = bench.model.inputs(4, 99)
+    checks = [controls.comparator_self_test(sample.to(device)),
+              controls.moe_not_split(bench), controls.host_read_in_captured_region(),
+              *controls.plan_controls(bench, sample)]
     if gpu_bench is None:  # no graph kind got to run on the GPU: build the toy there for N3 alone
         from vllm_preflight.verify.split import split
 

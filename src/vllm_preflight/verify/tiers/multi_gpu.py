@@ -105,8 +105,10 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
         for c in checks:
             out.checks.append(c)
             reporter.check(c)
-    for c in [controls.comparator_self_test(bench.model.inputs(4, 99).to(device)),
-              controls.moe_not_split(bench), controls.host_read_in_captured_region(), capture_fails_in_child()]:
+    sample = bench.model.inputs(4, 99)
+    for c in [controls.comparator_self_test(sample.to(device)),
+              controls.moe_not_split(bench), controls.host_read_in_captured_region(),
+              *controls.plan_controls(bench, sample), capture_fails_in_child()]:
         out.checks.append(c)
         reporter.check(c)
     return out
