@@ -175,7 +175,7 @@ class _FakeBuffer:
 
     num_sms = 20
 
-    def __init__(self, group, num_nvl_bytes=0, num_rdma_bytes=0, low_latency_mode=False, num_qps_per_rank=24,
+    def __init__(self, group=None, num_nvl_bytes=0, num_rdma_bytes=0, low_latency_mode=False, num_qps_per_rank=24,
                  explicitly_destroy=False):
         self.group_size, self.rank, self.nvl = 1, 0, num_nvl_bytes
         self.destroyed = False
@@ -219,3 +219,115 @@ def test_deepep_moe_calls_the_legacy_buffer_in_vllms_order(monkeypatch, torch_th
     assert torch.allclose(got, want, atol=5e-2) and got.shape == (5, 32)
     buf.destroy()
     assert buf.destroyed
+
+
+def test_plans_that_do_not_dispatch_through_deepep_run_without_it(monkeypatch, rd, torch_threads):
+    """deep_ep is required for DeepEP-HT plans only: a low-latency plan runs (real LL where
+    deep_ep has it, else a dense stand-in and a C3 warning) and a plan without DeepEP never asks."""
+    from vllm_preflight.verify import environment
+
+    monkeypatch.setattr(environment, "cuda_devices", lambda: (2, "stand-in"))
+    monkeypatch.setattr(environment, "deep_ep_status", lambda import_it: {"legacy_ht": False, "detail": "not installed"})
+    monkeypatch.setattr(torch.distributed, "is_nccl_available", lambda: True)
+
+    def needs(**kw):
+        return multi_gpu.requirements({"plan": plan_from_resolved(rd.resolved(**kw), "0.13.0")})
+
+    assert needs(backend="deepep_low_latency") == [] and needs(backend="naive") == [] and needs(dp=1) == []
+    (missing,) = needs()
+    assert "deep_ep with the legacy Buffer" in missing
+    assert multi_gpu.dispatch_kind(plan_from_resolved(rd.resolved(backend="deepep_low_latency"), "0.13.0")) == "deepep_ll"
+
+
+def test_the_coverage_says_what_lies_beyond_one_node(rd):
+    wide = multi_gpu.coverage_check(plan_from_resolved(rd.resolved(dp=16), "0.13.0"), 8)
+    assert wide.status == "info" and "NOT covered" in wide.detail and "data_parallel_size 16" in wide.detail
+
+
+def _child(output="", timed_out=False, returncode=0):
+    from vllm_preflight.verify.watchdog import ChildResult
+
+    return ChildResult(None if timed_out else returncode, timed_out, output, 60.0 if timed_out else 3.0)
+
+
+def test_n8_is_caught_by_a_hang_or_every_rank_raising_and_not_by_a_capture_that_works():
+    from vllm_preflight.verify.dist_worker import DRILL_TAG
+
+    def line(rank, outcome, error=None):
+        return f"[rank {rank}] " + DRILL_TAG + __import__("json").dumps({"rank": rank, "outcome": outcome, "error": error})
+
+    assert multi_gpu.n8_check(_child("[rank 0] capturing ...", timed_out=True), 2).status == "expected-fail-observed"
+    both = "\n".join(line(r, "raised", "RuntimeError: DeepEP error: CPU recv timeout") for r in (0, 1))
+    assert multi_gpu.n8_check(_child(both), 2).status == "expected-fail-observed"
+    worked = "\n".join([line(0, "raised", "x"), line(1, "captured")])
+    c = multi_gpu.n8_check(_child(worked), 2)
+    assert c.status == "fail" and "rank 1 captured and replayed" in c.detail
+    assert multi_gpu.n8_check(_child("[rank 0] ImportError", returncode=1), 2).status == "fail"
+
+
+class _HostWaitingBuffer(_FakeBuffer):
+    """The HT buffer's host wait: the receive counts are read on the host before the receive
+    tensors are allocated, as DeepEP's CPU spins on its mapped counters."""
+
+    def dispatch(self, x, num_tokens_per_rank, *args, **kwargs):
+        int(num_tokens_per_rank.sum().item())
+        return super().dispatch(x, num_tokens_per_rank, *args, **kwargs)
+
+
+@pytest.mark.parametrize("moe, outcome", [("deepep", "raised"), ("dense", "captured")])
+def test_the_full_graph_drill_reports_what_the_capture_did(torch_threads, moe, outcome):
+    """N8's rank side, in this process with the CUDA stand-in: HT's host wait makes the capture
+    raise; a capturable MoE would be captured (the control then reports NOT CAUGHT)."""
+    from vllm_preflight.verify import dist_worker
+
+    job = {"moe": moe, "toy": {f: getattr(SMALL, f) for f in ("hidden", "ffn", "experts", "top_k", "layers")}}
+    got = dist_worker.full_ht_drill(job, 0, torch.device("cpu"), {"buffer": _HostWaitingBuffer(None)}, cuda=FakeCuda())
+    assert got["outcome"] == outcome and (got["error"] is None) == (outcome == "captured")
+
+
+class _FakeLowLatencyBuffer(_FakeBuffer):
+    """deep_ep's low-latency API for one rank: tokens packed per local expert into a fixed-shape
+    slab, combine weighing and summing the top-k slots."""
+
+    def low_latency_dispatch(self, x, topk_idx, max_tokens, num_experts, use_fp8=False, async_finish=False,
+                             return_recv_hook=False):
+        slab = torch.zeros(num_experts, max_tokens, x.shape[1], dtype=x.dtype)
+        count = torch.zeros(num_experts, dtype=torch.int32)
+        where = torch.full(topk_idx.shape, -1)
+        for t in range(x.shape[0]):
+            for k in range(topk_idx.shape[1]):
+                e = int(topk_idx[t, k])
+                slab[e, count[e]] = x[t]
+                where[t, k] = count[e]
+                count[e] += 1
+        return slab, count, where, None, None
+
+    @staticmethod
+    def get_low_latency_rdma_size_hint(max_tokens, hidden, ranks, experts):
+        return 1 << 20
+
+    def low_latency_combine(self, x, topk_idx, topk_weights, handle, async_finish=False, return_recv_hook=False):
+        out = torch.zeros(topk_idx.shape[0], x.shape[2])
+        for t in range(topk_idx.shape[0]):
+            for k in range(topk_idx.shape[1]):
+                out[t] += topk_weights[t, k] * x[int(topk_idx[t, k]), int(handle[t, k])].float()
+        return out.to(torch.bfloat16), None, None
+
+
+def test_the_low_latency_moe_calls_deepeps_ll_api_and_matches_the_dense_reference(torch_threads, monkeypatch):
+    from vllm_preflight.verify.moe import deepep
+    from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
+
+    monkeypatch.setitem(sys.modules, "deep_ep", types.SimpleNamespace(Buffer=_FakeLowLatencyBuffer))
+    buf = deepep.make_ll_buffer(None, SMALL, 1, 8)
+    assert isinstance(buf, _FakeLowLatencyBuffer) and buf.nvl == 0
+
+    assert deepep.has_low_latency(types.SimpleNamespace(Buffer=_FakeLowLatencyBuffer))
+    assert not deepep.has_low_latency(types.SimpleNamespace(Buffer=_FakeBuffer))
+    g = torch.Generator().manual_seed(5)
+    experts = Experts(32, 32, 4, False, g)
+    x = torch.randn(6, 32, generator=g)
+    idx, w = route(torch.randn(6, 4, generator=g), 2)
+    got = deepep.DeepEPLowLatencyMoE(_FakeLowLatencyBuffer(None), max_tokens=8)(x, idx, w, experts)
+    want = dense_moe(x.to(torch.bfloat16).float(), idx, w, experts)
+    assert got.shape == (6, 32) and torch.allclose(got, want, atol=5e-2)

@@ -47,6 +47,10 @@ def _moe_impl(job: dict, stats: ProtocolStats, state: dict):
         from vllm_preflight.verify.moe.deepep import DeepEPMoE
 
         return DeepEPMoE(state["buffer"], stats)
+    if job["moe"] == "deepep_ll":
+        from vllm_preflight.verify.moe.deepep import DeepEPLowLatencyMoE
+
+        return DeepEPLowLatencyMoE(state["buffer"], max(job["sizes"]), stats)
     if job["moe"] == "dense":  # a capturable MoE (no all2all, or a capturable one): static shapes
         from vllm_preflight.verify.moe.experts import DenseMoE
 
@@ -87,9 +91,9 @@ def protocol_check(job: dict, rank: int, world: int, device, state: dict) -> dic
                         "failures": tally.failures}}
 
 
-def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
-    """The piecewise graphs with the MoE behind them running across ranks: replay vs eager,
-    bitwise, and every captured input at its captured address."""
+def lockstep_replay(job: dict, rank: int, device, state: dict, graph: str = "piecewise") -> dict:
+    """The piecewise graphs (or the FULL graph) with the MoE behind them running across ranks:
+    replay vs eager, bitwise, and every captured input at its captured address."""
     cfg = ToyConfig(**job["toy"])
     sizes = job["sizes"]
     top = max(sizes)
@@ -116,7 +120,7 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
         make = graphs.wrapper
     else:
         make = EmulatedGraph
-    runner = GraphRunner("piecewise", sg, make, log)
+    runner = GraphRunner(graph, sg, make, log)
     static_in = torch.zeros(top, cfg.hidden, dtype=model.dtype, device=device)
     exact, close = Tally(EXACT), Tally(CLOSE)
     with torch.no_grad():
@@ -150,11 +154,42 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
     detail = (f"{exact.comparisons} lockstep replays vs eager: {exact.level}; unpadded rows: {close.level}; "
               f"address checks {log.checks}, mismatches {log.mismatches}; "
               f"{stats.calls} MoE collectives, invariants {'hold' if not stats.violations else 'broken'}")
-    return {"id": job["ids"][-1], "status": "pass" if ok else "fail", "detail": detail,
+    return {"id": job["ids"][-1], "graph": graph, "status": "pass" if ok else "fail", "detail": detail,
             "metrics": {"replays": exact.comparisons, "worst_level": exact.level, "max_abs": exact.max_abs,
                         "address_checks": log.checks, "address_mismatches": log.mismatches,
                         "moe_calls": stats.calls, "routing_flips": close.routing_flips,
                         "failures": exact.failures + close.failures + log.examples}}
+
+
+DRILL_TAG = "PF_DRILL "
+
+
+def full_ht_drill(job: dict, rank: int, device, state: dict, cuda=None) -> dict:
+    """N8, on every rank: capture one CUDA graph around real DeepEP high-throughput
+    dispatch/combine (what a FULL graph around HT does). It must raise or hang (DeepEP's host
+    waits on the receive counts under capture: 'CPU recv timeout' after 100 s); the parent's
+    watchdog ends a hang. A capture that succeeds and replays is the control NOT caught."""
+    cuda = cuda or torch.cuda
+    cfg = ToyConfig(**job["toy"])
+    g = torch.Generator().manual_seed(cfg.seed)
+    experts = Experts(cfg.hidden, cfg.ffn, cfg.experts, False, g).to(device=device, dtype=torch.bfloat16)
+    impl = _moe_impl(job, ProtocolStats(), state)
+    gen = torch.Generator().manual_seed(100 + rank)
+    x = torch.randn(8, cfg.hidden, generator=gen).to(device=device, dtype=torch.bfloat16)
+    idx, w = route(torch.randn(8, cfg.experts, generator=gen).to(device), cfg.top_k)
+    impl(x, idx, w, experts)  # eager first: the same dispatch works outside a capture
+    cuda.synchronize()
+    graph = cuda.CUDAGraph()
+    _say(rank, "capturing a FULL graph around DeepEP HT dispatch/combine (must raise or hang)")
+    try:
+        with cuda.graph(graph):
+            impl(x, idx, w, experts)
+        graph.replay()
+        cuda.synchronize()
+    except Exception as e:  # noqa: BLE001 - whatever the capture raised is the expected outcome
+        text = str(e).strip().splitlines()
+        return {"rank": rank, "outcome": "raised", "error": f"{type(e).__name__}: {text[0] if text else ''}"}
+    return {"rank": rank, "outcome": "captured", "error": None}
 
 
 def _gather(result: dict, rank: int, world: int, device) -> list[dict]:
@@ -196,14 +231,24 @@ def main(argv: list[str] | None = None) -> int:
             from vllm_preflight.verify.moe.deepep import make_buffer
 
             state["buffer"] = make_buffer(dist.new_group(backend="gloo"), ToyConfig(**job["toy"]), world)
+        elif job["moe"] == "deepep_ll":
+            from vllm_preflight.verify.moe.deepep import make_ll_buffer
+
+            state["buffer"] = make_ll_buffer(dist.new_group(backend="gloo"), ToyConfig(**job["toy"]), world,
+                                             max(job["sizes"]))
         # graphs cannot be captured on the legacy default stream: run every step on a side stream
         stream = torch.cuda.stream(torch.cuda.Stream(device)) if device.type == "cuda" else contextlib.nullcontext()
+        if job.get("drill") == "full_ht":
+            with stream:
+                print(DRILL_TAG + json.dumps(full_ht_drill(job, rank, device, state)), flush=True)
+            os._exit(0)  # no collective or buffer teardown after a broken capture: they may hang
         with stream:
             if job.get("protocol", True):
                 _say(rank, "protocol check ...")
                 checks.append(protocol_check(job, rank, world, device, state))
-            _say(rank, "lockstep replay ...")
-            checks.append(lockstep_replay(job, rank, device, state))
+            for graph in job.get("graph_kinds", ["piecewise"]):
+                _say(rank, f"lockstep {graph} replay ...")
+                checks.append(lockstep_replay(job, rank, device, state, graph))
         gathered = _gather(result, rank, world, device)
         if rank == 0:
             with open(args.out, "w") as f:

@@ -145,16 +145,21 @@ def gloo_job(plan: VerifyPlan, bench, sizes: list[int], hang_rank: int | None = 
 run_ranks = watchdog.run_rank_job  # the launcher lives with the watchdog (no torch needed)
 
 
-def merge_rank_checks(ranks: list[dict], ids: list[str], titles: dict[str, str], what: str) -> list[Check]:
+def merge_rank_checks(ranks: list[dict], ids: list[str], titles: dict[str, str], what: str,
+                      graphs: tuple[str | None, ...] = (None,)) -> list[Check]:
+    """One check per id (and graph kind, where ranks report one): PASS only if every rank passed."""
     checks = []
     for cid in ids:
-        per_rank = [next((c for c in r["checks"] if c["id"] == cid), None) for r in ranks]
-        failed = [i for i, c in enumerate(per_rank) if c is None or c["status"] != PASS]
-        first = per_rank[failed[0] if failed else 0]
-        detail = f"{len(ranks)} {what} ranks; " + (f"rank {failed[0]}: " if failed else "rank 0: ") + \
-            (first["detail"] if first else "no result")
-        checks.append(Check(cid, titles[cid], FAIL if failed else PASS, detail,
-                            {"ranks": len(ranks), "failed_ranks": failed}))
+        kinds = [g for g in graphs if any(c["id"] == cid and c.get("graph") == g for r in ranks for c in r["checks"])]
+        for graph in kinds or [None]:
+            per_rank = [next((c for c in r["checks"] if c["id"] == cid and graph in (None, c.get("graph"))), None)
+                        for r in ranks]
+            failed = [i for i, c in enumerate(per_rank) if c is None or c["status"] != PASS]
+            first = per_rank[failed[0] if failed else 0]
+            detail = f"{len(ranks)} {what} ranks; " + (f"rank {failed[0]}: " if failed else "rank 0: ") + \
+                (first["detail"] if first else "no result")
+            checks.append(Check(cid, titles[cid], FAIL if failed else PASS, detail,
+                                {"ranks": len(ranks), "failed_ranks": failed}, graph=graph))
     return checks
 
 
