@@ -16,7 +16,7 @@ import signal
 from dataclasses import dataclass
 
 from vllm_preflight.errors import UsageProblem
-from vllm_preflight.verify import consistency, environment, record
+from vllm_preflight.verify import consistency, environment, node_vllm, record
 from vllm_preflight.verify.outcome import (
     EXIT_CONFIG,
     EXIT_FAILED,
@@ -54,6 +54,8 @@ class VerifySettings:
     command: tuple[str, ...] = ()
     record_dir: str | None = None
     select: str | None = None
+    node_vllm: str = "auto"   # "off": never run the node's own vLLM (R1, S1, G4)
+    time_budget: float | None = None
 
 
 def _label(source: str, config: str) -> str:
@@ -210,6 +212,39 @@ def failure_reason(checks) -> str:
     return f"{len(failed)} check(s) failed ({ids}): {first.id}: {first.detail}"
 
 
+def config_stage_check(s: VerifySettings, res, node, reporter):
+    """R1 (node_vllm.py): the node's vLLM resolves the deployment on this machine's GPU and the
+    port's prediction for that release must equal it. Runs whenever vLLM is importable."""
+    if not node.installed:
+        check = node_vllm.config_check(node, False, None, None, None)
+        reporter.check(check)
+        return check
+    from dataclasses import replace
+
+    from vllm_preflight.api import check_inputs
+
+    from vllm_preflight.gpus import GPUS
+
+    count, device_name = (0, None) if environment.torch_missing() else environment.cuda_devices()
+    gpu_here = count > 0
+    # the port predicts for the GPU vLLM will query here (memory decides the default capture sizes)
+    gpu = next((g.name for g in GPUS.values() if g.device_name == device_name), s.gpu)
+
+    def predict(release: str):
+        """The port's resolution of the same deployment for the node's release (not the target)."""
+        again = replace(s, vllm_version=release, target="release")
+        report = check_inputs([] if s.command else [s.config], command=list(s.command) or None,
+                              vllm_version=release, target="release", gpu=gpu, env=list(s.env),
+                              assume=list(s.assume))
+        return select_result(report.results, again)
+
+    if gpu_here:
+        reporter.step(f"config stage: vLLM {node.version} resolves the deployment (create_engine_config)")
+    check = node_vllm.config_check(node, gpu_here, node_vllm.run_config_child, predict, res.deployment)
+    reporter.check(check)
+    return check
+
+
 def execute(s: VerifySettings) -> int:
     check_writable(s)
     reporter = Reporter(s.fmt, quiet=s.quiet)
@@ -230,15 +265,18 @@ def execute(s: VerifySettings) -> int:
             reporter.plan(plan)
             plan_check = consistency.plan_covers_modes(plan, resolved)
             reporter.check(plan_check)
+            node = node_vllm.detect() if s.node_vllm == "auto" else node_vllm.NodeVllm(False)
+            env["vllm"] = node.to_json()
+            config_stage = config_stage_check(s, res, node, reporter)
             if plan.nothing_captured and not plan_check.failed:
                 story = consistency.agrees_with_check([], res.extra.get("findings"))
-                checks = [plan_check, story]
+                checks = [plan_check, config_stage, story]
                 reporter.check(story)
                 code = exit_code_for(checks)
                 status, reason = (("nothing-captured", nothing_captured_reason(plan, events)) if not code
                                   else ("fail", failure_reason(checks)))
             elif plan.nothing_captured:
-                checks = [plan_check]
+                checks = [plan_check, config_stage]
                 code, status, reason = EXIT_FAILED, "fail", failure_reason(checks)
             else:
                 # torch first: the tier modules import it, and without it the user needs an
@@ -249,14 +287,14 @@ def execute(s: VerifySettings) -> int:
                                       + f" (install the verify extra: {INSTALL_HINT})", missing)
                 tier = importlib.import_module(TIER_MODULES[s.tier])
                 options = {"world_size": s.world_size} if s.world_size else {}
-                options["plan"] = plan
+                options.update(plan=plan, node=node, time_budget=s.time_budget)
                 missing = tier.requirements(options)
                 if missing:
                     raise Unavailable(f"tier {s.tier} cannot run here: missing " + "; ".join(missing), missing)
                 run = tier.run(plan, reporter, options)
                 story = consistency.agrees_with_check(run.checks, res.extra.get("findings"))
                 reporter.check(story)
-                checks = [plan_check] + run.checks + [story]
+                checks = [plan_check, config_stage] + run.checks + [story]
                 timings, ranks, extra = run.timings, run.ranks, run.plan_extra
                 env["device"], env["cuda"] = run.device, run.cuda
                 code = exit_code_for(checks)

@@ -162,3 +162,13 @@ def regime_check(regimes: list[tuple[str, int, dict]]) -> Check:
               + ("; " + "; ".join(problems) if problems else ""))
     return Check("G0", "captured under vLLM's allocator regime", FAIL if problems else PASS, detail,
                  {"gc_on": on, "gc_off": off})
+
+
+def node_split_checks(bench: Bench, options: dict) -> list[Check]:
+    """S1 where the node's vLLM is importable (node_split.py); nothing otherwise."""
+    node = options.get("node")
+    if node is None or not node.installed or not bench.plan.piecewise:
+        return []
+    from vllm_preflight.verify.node_split import split_check
+
+    return [split_check(bench, node)]

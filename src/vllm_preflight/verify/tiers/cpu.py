@@ -27,7 +27,14 @@ from vllm_preflight.verify.replay import (
 )
 from vllm_preflight.verify.split import split
 from vllm_preflight.verify.tiers import TierRun
-from vllm_preflight.verify.tiers.common import eager_input_count, moe_name, plan_extra, replay_checks, split_check
+from vllm_preflight.verify.tiers.common import (
+    eager_input_count,
+    moe_name,
+    node_split_checks,
+    plan_extra,
+    replay_checks,
+    split_check,
+)
 from vllm_preflight.verify.toy import DTYPES
 from vllm_preflight.verify.trace import export
 from vllm_preflight.verify.workbench import (
@@ -70,6 +77,7 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
             reporter.check(c)
 
     add(rep.checks)
+    add(node_split_checks(bench, options))
     eager_inputs = eager_input_count(bench) if plan.piecewise else 0
     for graph in plan.graph_kinds:
         # The run-time checks run even where the static ones failed: the emulated replay freezes

@@ -15,7 +15,7 @@ import os
 import sys
 
 from vllm_preflight.verify import controls, watchdog
-from vllm_preflight.verify.outcome import CAUGHT, FAIL, PASS, WARN, Check
+from vllm_preflight.verify.outcome import CAUGHT, FAIL, PASS, SKIP, WARN, Check
 from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify.tiers import TierRun
 from vllm_preflight.verify.tiers.common import (
@@ -23,6 +23,7 @@ from vllm_preflight.verify.tiers.common import (
     capture_failed_check,
     eager_input_count,
     moe_name,
+    node_split_checks,
     plan_extra,
     regime_check,
     replay_checks,
@@ -99,6 +100,8 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
             reporter.check(c)
 
     add(rep.checks)
+    add(node_split_checks(bench, options))
+    node = options.get("node")
     stream = cuda.Stream(device)  # graphs cannot be captured on the legacy default stream
     gpu_bench = None
     regimes: list[tuple[str, int, dict]] = []
@@ -133,6 +136,10 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
                                               graphs, graphs.pool_bytes(), cuda, budget)
                 if gpu_bench is None and dtype == "float32":
                     gpu_bench = Bench(plan, GPU_TOY, model, traced, sg, {}, max(sizes))
+                    if graph == "piecewise" and node is not None and node.installed and \
+                            budget.allows(WRAPPER_ESTIMATE_S, "vLLM's CUDAGraphWrapper (G4)"):
+                        reporter.step(f"capturing the pieces with vLLM {node.version}'s own CUDAGraphWrapper")
+                        add([vllm_wrapper_check(model, sg, sizes, device, node)])
         add([regime_check(regimes)])
         if out.timings:
             add([timing_check(out.timings)])
@@ -140,6 +147,34 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
     out.plan_extra["budget"] = budget.to_json()
     out.plan_extra["not_timed"] = not_timed
     return out
+
+
+WRAPPER_ESTIMATE_S = 20.0
+
+
+def vllm_wrapper_check(model, sg, sizes: list[int], device, node) -> Check:
+    """G4 proves verify's capture is vLLM's: the node's own CUDAGraphWrapper (as its piecewise
+    backend configures it, driven through its forward context) around verify's pieces replays
+    == eager bitwise with every captured input at its captured address, as verify's CudaGraphs
+    does (G1). Control: the mutation tests hand it a wrapper that replays stale outputs."""
+    from vllm_preflight.verify.node_split import VllmGraphs
+    from vllm_preflight.verify.replay import AddressLog, GraphRunner, capture_and_replay
+
+    title = "the node's vLLM CUDAGraphWrapper around verify's pieces == eager (float32)"
+    try:
+        graphs = VllmGraphs(len(sg.captured))
+    except Exception as e:  # noqa: BLE001 - a release without these entry points: reported, not fatal
+        return Check("G4", title, SKIP, f"vLLM {node.version}'s wrapper cannot be built here: {type(e).__name__}: {e}",
+                     graph="piecewise")
+    log = AddressLog()
+    try:
+        res = capture_and_replay(model, GraphRunner("piecewise", sg, graphs.wrapper, log), sizes, [],
+                                 replays=2, device=device)
+    except Exception as e:  # noqa: BLE001 - a capture through vLLM's wrapper that raises is the finding
+        return Check("G4", title, FAIL, f"capturing through vLLM {node.version}'s CUDAGraphWrapper raised "
+                     f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", graph="piecewise")
+    (verdict, *_) = replay_checks(("G4", "G4"), res, log, "piecewise", "float32", f"vLLM {node.version} wrapper")
+    return Check("G4", title, verdict.status, verdict.detail, verdict.metrics, graph="piecewise")
 
 
 def _cuda_build():

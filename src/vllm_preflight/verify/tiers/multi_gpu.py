@@ -26,7 +26,7 @@ from vllm_preflight.verify import controls
 from vllm_preflight.verify.outcome import CAUGHT, FAIL, INFO, PASS, WARN, Check
 from vllm_preflight.verify.plan import VerifyPlan, toy_sizes
 from vllm_preflight.verify.tiers import TierRun
-from vllm_preflight.verify.tiers.common import moe_name, plan_extra, skipped_runtime
+from vllm_preflight.verify.tiers.common import moe_name, node_split_checks, plan_extra, skipped_runtime
 from vllm_preflight.verify.tiers.cpu import merge_rank_checks, run_ranks
 from vllm_preflight.verify.tiers.gpu import GPU_TOY, SIZE_LIMIT, _cuda_build
 from vllm_preflight.verify.workbench import (
@@ -197,7 +197,7 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
             out.checks.append(c)
             reporter.check(c)
 
-    add([coverage_check(plan, world)] + rep.checks)
+    add([coverage_check(plan, world)] + rep.checks + node_split_checks(bench, options))
     kinds = [g for g in plan.graph_kinds if not rep.failed(g)]
     ids = ["C1", "C2"] if kind == "deepep_ht" else ["C2"]
     for g in plan.graph_kinds:
