@@ -58,8 +58,9 @@ def test_pr29558_piecewise_passes(piecewise_run):
 def test_every_control_is_caught(piecewise_run):
     _, rec = piecewise_run
     controls = {c["id"]: c["status"] for c in rec["checks"] if c["id"].startswith("N")}
-    assert controls == {"N0": "expected-fail-observed", "N1": "expected-fail-observed",
-                        "N2": "expected-fail-observed", "N3": "expected-fail-observed"}
+    assert controls == {f"N{i}": "expected-fail-observed" for i in range(8) if i != 4}  # N4 needs a GPU
+    # the plan covers what cudagraph_mode captures, and verify tells check's story
+    assert {c["id"]: c["status"] for c in rec["checks"] if c["id"] in ("P1", "P2")} == {"P1": "pass", "P2": "pass"}
 
 
 def test_plan_and_pieces_are_printed_before_any_check(piecewise_run):

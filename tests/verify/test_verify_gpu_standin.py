@@ -91,12 +91,11 @@ def test_the_capture_regime_turns_gc_and_empty_cache_off_after_the_first_piece(h
     assert regime_check([("piecewise", 2, every_piece)]).status == "fail"
 
 
-@pytest.mark.parametrize("where", ["during", "capture_end"])
-def test_a_failed_capture_is_a_finding_with_torchs_message_and_the_stream_restored(standin, rd, where):
-    """A capture that raises (an op inside it, or capture_end on an invalidated capture) is
-    G1 FAIL naming torch's error (exit 1), never an internal error; the stream current before
-    the capture is current again and no capture stays open; the controls still run."""
-    fake = standin(fail_at_end=int(where == "capture_end"), fail_during=int(where == "during"))
+def test_a_failed_capture_is_a_finding_with_torchs_message_and_the_stream_restored(standin, rd):
+    """A capture that raises is G1 FAIL naming torch's error (exit 1), never an internal error;
+    the stream current before the capture is current again and no capture stays open; the
+    controls still run."""
+    fake = standin(fail_during=1)
     run = _run(gpu, rd)
     g1 = [c for c in run.checks if c.id == "G1"]
     assert [c.status for c in g1] == ["fail"] and g1[0].metrics["stream_restored"] is True
@@ -331,3 +330,18 @@ def test_the_low_latency_moe_calls_deepeps_ll_api_and_matches_the_dense_referenc
     got = deepep.DeepEPLowLatencyMoE(_FakeLowLatencyBuffer(None), max_tokens=8)(x, idx, w, experts)
     want = dense_moe(x.to(torch.bfloat16).float(), idx, w, experts)
     assert got.shape == (6, 32) and torch.allclose(got, want, atol=5e-2)
+
+
+@pytest.mark.parametrize("where", ["during", "capture_end"])
+def test_a_capture_that_raises_anywhere_ends_the_capture_and_restores_the_stream(torch_threads, where):
+    """torch.cuda.graph restores the stream only when capture_end succeeds; CudaGraphs ends a
+    failed capture itself and puts the stream back, whether an op or capture_end raised."""
+    from vllm_preflight.verify.cudagraphs import CaptureFailed, CudaGraphs
+
+    fake = FakeCuda(fail_at_end=int(where == "capture_end"), fail_during=int(where == "during"))
+    fake.current = "side stream"
+    graphs = CudaGraphs(torch.device("cpu"), cuda=fake)
+    with pytest.raises(CaptureFailed) as failed:
+        graphs.capture(fake.CUDAGraph(), lambda t: t * 2, (torch.ones(4),), size=4, name="submod_0")
+    assert failed.value.stream_restored and fake.current == "side stream" and not fake.is_current_stream_capturing()
+    assert "stand-in" in failed.value.message and failed.value.unit == "submod_0"
