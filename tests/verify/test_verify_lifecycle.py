@@ -172,8 +172,8 @@ DYNAMO_TIMER = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("where", ["import", "dynamo"])
-@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("where, sig, code", [("import", signal.SIGINT, 130), ("import", signal.SIGTERM, 143),
+                                              ("dynamo", signal.SIGINT, 130)])
 def test_a_signal_inside_torchs_import_or_dynamos_tracing_exits_130_or_143(tmp_path, where, sig, code):
     """Whatever torch or Dynamo does with the exception a signal raises (an `except Exception`
     around the import, Dynamo wrapping what its callbacks raise), verify exits 128+signal."""

@@ -131,7 +131,7 @@ def _(ctx):
 
 @mutant("blind-recorder", "the frozen-value recorder blinded (it logs nothing)", "N5")
 def _(ctx):
-    ctx.monkeypatch.setattr(replay, "run_recorded", lambda runnable, args: (runnable(*args), []))
+    ctx.monkeypatch.setattr(replay, "run_recorded", lambda runnable, args, syncs=True: (runnable(*args), []))
     return [controls.frozen_recorder(torch.randn(4, 8))]
 
 

@@ -11,6 +11,7 @@ therefore shows up twice: as an address mismatch and as a stale, wrong result.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import torch
@@ -110,15 +111,16 @@ class FrozenRecorder(TorchDispatchMode):
         return out
 
 
-def run_recorded(runnable, args) -> tuple[object, list[tuple]]:
+def run_recorded(runnable, args, syncs: bool = True) -> tuple[object, list[tuple]]:
     """Run `runnable` and log what a graph would freeze: dispatch-level host reads with their
-    values and data-dependent sizes (FrozenRecorder), then the torch-function-level host syncs
-    CPU torch does not dispatch as reads (`.cpu()`, `.tolist()`, `bool(t)`), value-less."""
+    values and data-dependent sizes (FrozenRecorder), then (with `syncs`: at capture, where
+    each one fails the capture) the torch-function-level host syncs CPU torch does not dispatch
+    as reads (`.cpu()`, `.tolist()`, `bool(t)`), value-less."""
     rec = FrozenRecorder()
-    with rec, HostSyncWatch() as watch:
+    with rec, (HostSyncWatch() if syncs else contextlib.nullcontext()) as watch:
         out = runnable(*args)
-    syncs = [("host sync", sync + (f" inside {inside}" if inside else ""), None) for sync, inside in watch.events]
-    return out, rec.log + syncs
+    events = watch.events if watch is not None else []
+    return out, rec.log + [("host sync", sync + (f" inside {inside}" if inside else ""), None) for sync, inside in events]
 
 
 def alias(value):
@@ -166,8 +168,8 @@ class EmulatedGraph:
             return out
         captured_args, captured_ptrs, out, frozen = self.entries[size]
         self.log.record(self.name, size, captured_ptrs, addresses(args))
-        fresh, replayed = run_recorded(self.runnable, captured_args)
-        self.log.record_frozen(self.name, size, frozen, replayed)
+        fresh, replayed = run_recorded(self.runnable, captured_args, syncs=False)
+        self.log.record_frozen(self.name, size, [f for f in frozen if f[0] != "host sync"], replayed)
         for static, new in zip(tree_leaves(out), tree_leaves(fresh)):
             if isinstance(static, torch.Tensor):
                 static.copy_(new)

@@ -240,7 +240,13 @@ def config_stage_check(s: VerifySettings, res, node, reporter):
 
     if gpu_here:
         reporter.step(f"config stage: vLLM {node.version} resolves the deployment (create_engine_config)")
-    check = node_vllm.config_check(node, gpu_here, node_vllm.run_config_child, predict, res.deployment)
+    deadline = node_vllm.CONFIG_DEADLINE_S if s.time_budget is None else max(10.0, min(
+        node_vllm.CONFIG_DEADLINE_S, s.time_budget / 2))  # the stage gets half the run's budget at most
+
+    def run_child(spec):
+        return node_vllm.run_config_child(spec, deadline)
+
+    check = node_vllm.config_check(node, gpu_here, run_child, predict, res.deployment)
     reporter.check(check)
     return check
 

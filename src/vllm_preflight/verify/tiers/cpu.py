@@ -79,11 +79,14 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
     add(rep.checks)
     add(node_split_checks(bench, options))
     eager_inputs = eager_input_count(bench) if plan.piecewise else 0
+    models: dict[str, tuple] = {}
     for graph in plan.graph_kinds:
         # The run-time checks run even where the static ones failed: the emulated replay freezes
         # host reads and data-dependent sizes as a graph would, so it must fail on its own too.
         for dtype in DTYPES_CHECKED:
-            model, sg = _model_for(bench, dtype, plan, max(sizes))
+            if dtype not in models:  # one toy per dtype, traced once, shared by both graph kinds
+                models[dtype] = _model_for(bench, dtype, plan, max(sizes))
+            model, sg = models[dtype]
             if graph == "piecewise":
                 add([split_check("A1", split_matches_eager(model, sg, sizes), graph, dtype)])
             log = AddressLog()

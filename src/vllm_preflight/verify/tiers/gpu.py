@@ -105,6 +105,7 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
     stream = cuda.Stream(device)  # graphs cannot be captured on the legacy default stream
     gpu_bench = None
     regimes: list[tuple[str, int, dict]] = []
+    models: dict[str, tuple] = {}
     not_timed: dict[str, str] = {}
     with cuda.stream(stream):
         for graph in plan.graph_kinds:
@@ -116,9 +117,11 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
                 continue
             for dtype in ("float32", "bfloat16"):
                 reporter.step(f"capturing {graph} graphs ({dtype}) for sizes {sizes}")
-                model, traced = build_model(dataclasses.replace(GPU_TOY, dtype=dtype), max(sizes), device)
-                model.set_moe(plan_moe(plan, GPU_TOY))
-                sg = split(traced, split_ops(plan), plan.vllm_version)
+                if dtype not in models:  # one toy per dtype, traced once, shared by both graph kinds
+                    model, traced = build_model(dataclasses.replace(GPU_TOY, dtype=dtype), max(sizes), device)
+                    model.set_moe(plan_moe(plan, GPU_TOY))
+                    models[dtype] = (model, traced, split(traced, split_ops(plan), plan.vllm_version))
+                model, traced, sg = models[dtype]
                 graphs, log = CudaGraphs(device, cuda=cuda), AddressLog()
                 runner = GraphRunner(graph, sg, graphs.wrapper, log)
                 try:
