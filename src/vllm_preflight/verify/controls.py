@@ -31,6 +31,10 @@ def _control(cid: str, title: str, caught: bool, detail: str, metrics: dict | No
 
 
 def comparator_self_test(sample: torch.Tensor) -> Check:
+    """N0 proves the comparator every run-time check uses is neither vacuous nor loosened: an
+    identical copy is EXACT, one element moved by half the documented bound CLOSE, by twice it
+    FAIL. Loosen a tolerance or make compare() call everything EXACT and N0 reports NOT CAUGHT
+    (mutation tests `loose-tolerance`, `vacuous-comparator`)."""
     ok, detail = self_test(sample)
     return _control("N0", "comparator self-test (one element perturbed)", ok, detail)
 
@@ -47,7 +51,8 @@ def _ht_behaviour(traced, model):
 
 
 def moe_not_split(bench: Bench) -> Check:
-    """N1: the MoE ops removed from splitting_ops; V4 must flag the HT MoE inside a captured piece."""
+    """N1 proves V4 sees the HT MoE inside a captured piece (MoE ops removed from splitting_ops)
+    by what the probe saw it do. Blind the probe and N1 reports NOT CAUGHT (`blind-probe`)."""
     kept = [n for n in bench.sg.resolved.kept if short(n) not in MOE_OPS]
     if any(short(n) == ATTENTION_OP for n in kept):
         names = kept  # this config's own list, less the MoE ops
@@ -64,7 +69,8 @@ def moe_not_split(bench: Bench) -> Check:
 
 
 def host_read_in_captured_region() -> Check:
-    """N2: an `.item()` planted before the attention of layer 0; V4 must flag it."""
+    """N2 proves V4 flags a host read in traced (non-opaque) code: an `.item()` planted before the
+    attention of layer 0, seen by the FX scan and as a new unbacked symbol."""
     model, traced = build_model(ToyConfig(hidden=32, ffn=32, experts=4, layers=2, inject_sync=True), 16)
     sg = split(traced, PIECEWISE_OK, "")
     behaviour = probe(traced, [model.inputs(PROBE_TOKENS, s) for s in range(2)])
@@ -81,7 +87,8 @@ def fresh_moe_outputs(bench: Bench, sizes: list[int], make_wrapper=EmulatedGraph
     """N3, a planted fault: the MoE op's outputs never give their block back (the last ones stay
     referenced), so the allocator cannot hand the captured address out again; the replay must
     see moved addresses and numbers that differ from eager. vLLM's own behaviour (new tensors,
-    blocks reused by the caching allocator) is what A3/G1 check."""
+    blocks reused by the caching allocator) is what A3/G1 check. Blind the address log and N3
+    reports NOT CAUGHT (`blind-address-log`)."""
     model = bench.model
     saved = [(m.impl, m.contract) for m in model.moe_layers()]
     sg = split(bench.traced, PIECEWISE_OK, bench.plan.vllm_version)

@@ -61,8 +61,9 @@ def _moe_impl(job: dict, stats: ProtocolStats, state: dict):
 
 
 def protocol_check(job: dict, rank: int, world: int, device, state: dict) -> dict:
-    """C1: the protocol against the dense reference (experts replicated on every rank), and the
-    receive counts against the all-reduced send counts."""
+    """C1 proves the MoE dispatch across ranks (real deep_ep on a node) computes the dense
+    reference (experts replicated on every rank) and receives what the all-reduced send counts
+    say. A5a is the same check over gloo; its mutation tests show it failing."""
     cfg = ToyConfig(**job["toy"])
     dtype = DTYPES[job["moe_dtype"]]
     g = torch.Generator().manual_seed(cfg.seed)
@@ -92,8 +93,10 @@ def protocol_check(job: dict, rank: int, world: int, device, state: dict) -> dic
 
 
 def lockstep_replay(job: dict, rank: int, device, state: dict, graph: str = "piecewise") -> dict:
-    """The piecewise graphs (or the FULL graph) with the MoE behind them running across ranks:
-    replay vs eager, bitwise, and every captured input at its captured address."""
+    """C2 / A5b prove the piecewise graphs (or the FULL graph) with the MoE behind them running
+    across ranks in lockstep replay == eager bitwise, every captured input at its captured
+    address, padded rows CLOSE (near-tie routing flips counted). A rank that hangs fails it by
+    the watchdog (test_verify_gloo.py)."""
     cfg = ToyConfig(**job["toy"])
     sizes = job["sizes"]
     top = max(sizes)

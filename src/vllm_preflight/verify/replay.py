@@ -317,7 +317,9 @@ def capture_and_replay(model, runner: GraphRunner, sizes: list[int], padded: lis
 
 
 def split_matches_eager(model, sg: SplitGraph, sizes: list[int], device="cpu", seed: int = 500) -> Tally:
-    """A1: the split pieces, all run eagerly in order, against the model itself: bitwise."""
+    """A1 proves the split computes the model: the pieces, all run eagerly in order, equal the
+    model bitwise. It fails on a split that loses, reorders or duplicates work (tests plant a
+    changed piece, test_verify_split.py)."""
     tally = Tally(EXACT)
     for s in sizes:
         x = model.inputs(s, seed + s, device)

@@ -215,7 +215,18 @@ def check_ht_full(plan: VerifyPlan) -> Check:
 
 def check_graph(graph: str, sg: SplitGraph, behaviour: dict[str, OpBehaviour],
                 placeholder_kinds: dict[str, str]) -> StaticReport:
-    """V3-V7 for one graph kind."""
+    """V3-V7 for one graph kind, each on the split graph itself:
+
+    - V3 proves PIECEWISE splits at every attention call (vLLM's dispatcher asserts it); the
+      mutation test `attention-not-split` shows it failing.
+    - V4 proves nothing uncapturable sits inside a captured unit: host reads and copies to the
+      host in traced code (FX scan), ops tagged unsafe or data-dependent, new unbacked symbols,
+      and what the probe saw inside opaque ops (dispatch-level reads and data-dependent sizes,
+      torch-function-level `.cpu()` / `.tolist()` / `bool(t)`). Controls N1, N2 and N7.
+    - V5 proves no data-dependent size or scalar crosses into a captured piece (the mutation
+      test `host-read-in-toy` plants one).
+    - V6, V7 (info) describe the split and the inputs that rely on the address contract; they
+      cannot fail, so they are never counted as passed."""
     rep = StaticReport()
     units = _units(graph, sg)
     # V3 (piecewise only): vLLM's dispatcher asserts that PIECEWISE splits at every attention op.

@@ -61,9 +61,13 @@ def split_check(cid: str, tally: Tally, graph: str, dtype: str) -> Check:
 
 def replay_checks(ids: tuple[str, str], res: ReplayResult, log: AddressLog, graph: str, dtype: str,
                   what: str, eager_inputs: int = 0) -> list[Check]:
-    """Replay vs eager (bitwise; CLOSE only passes with a warning), every captured input at its
-    captured address, every host read and data-dependent size as frozen at capture; padding.
-    `eager_inputs`: captured-piece inputs produced by eager ops (the MoE outputs)."""
+    """A3/G1 prove captured graphs replay what eager computes: bitwise vs eager (CLOSE passes
+    with a warning only), every captured input found at its captured address, no host read,
+    host sync or data-dependent size seen while capturing, and every frozen value unchanged at
+    replay. A4/G2 prove padded batches: bitwise vs eager on the padded batch, CLOSE vs the
+    unpadded rows (near-tie routing flips counted, routing.py). Controls: N3 (a stale read), N5
+    (the recorder), the mutation tests `fresh-moe-outputs`, `unchanging-host-read`,
+    `flip-without-tie`. `eager_inputs`: captured-piece inputs produced by eager ops (the MoE outputs)."""
     r = res.replay
     held = log.mismatches == 0 and log.frozen_changes == 0 and log.captured_reads == 0
     status = PASS if r.ok and held else WARN if r.close_only and held else FAIL

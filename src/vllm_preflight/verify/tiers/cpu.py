@@ -115,7 +115,10 @@ def _model_for(bench, dtype: str, plan: VerifyPlan, max_tokens: int):
 
 
 def protocol_emulation(cfg) -> Check:
-    """A2: HT emulation vs the dense reference, and DeepEP's invariants, for R in {1, 2, 4, 8}."""
+    """A2 proves the DeepEP-HT emulation computes the dense MoE and keeps DeepEP's own invariants
+    (receive counts, per-expert host lists, one partial sum per destination rank), for R in
+    {1, 2, 4, 8}. The mutation tests `ht-combine-drops-a-rank` and `ht-host-list-off-by-one`
+    show it failing."""
     tally = Tally(CLOSE)
     violations: list[str] = []
     for dtype in DTYPES_CHECKED:
@@ -176,7 +179,9 @@ def merge_rank_checks(ranks: list[dict], ids: list[str], titles: dict[str, str],
 
 def gloo_lockstep(plan: VerifyPlan, bench, sizes: list[int], options: dict,
                   hang_rank: int | None = None) -> tuple[list[Check], list[dict]]:
-    """A5: the HT protocol across processes (gloo) and the piecewise replay in lockstep."""
+    """A5 proves the HT protocol across processes (gloo: A5a, against the dense reference and the
+    all-reduced counts) and the piecewise replay in lockstep (A5b, bitwise, addresses held), under
+    a watchdog: a rank that never joins fails A5 within the deadline (test_verify_gloo.py)."""
     nproc = options.get("world_size", 2)
     job = gloo_job(plan, bench, sizes, hang_rank)
     ranks, child = run_ranks(job, nproc, options.get("deadline_s", GLOO_DEADLINE_S),
