@@ -57,6 +57,6 @@ def test_the_script_states_a_budget_under_8_minutes():
     import re
 
     text = (ROOT / "bench" / "verify_gpu.sh").read_text()
-    limits = [int(m) for m in re.findall(r"^verify \S+ +\d +(\d+) +\d+ ", text, flags=re.M)]
+    limits = [int(m) for m in re.findall(r"^verify \S+ +\d +(\d+) +\d+ ", text, flags=re.MULTILINE)]
     grace = int(re.search(r"--kill-after=(\d+)", text).group(1))
     assert len(limits) == 4 and sum(limits) + grace * len(limits) <= 480 - 15

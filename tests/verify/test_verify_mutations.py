@@ -17,17 +17,17 @@ import pytest
 torch = pytest.importorskip("torch")
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cuda_standin import FakeCuda  # noqa: E402
+from cuda_standin import FakeCuda
 
-from vllm_preflight.verify import consistency, controls, replay  # noqa: E402
-from vllm_preflight.verify.compare import EXACT, compare  # noqa: E402
-from vllm_preflight.verify.moe.experts import dense_moe  # noqa: E402
-from vllm_preflight.verify.outcome import Check  # noqa: E402
-from vllm_preflight.verify.plan import plan_from_resolved  # noqa: E402
-from vllm_preflight.verify.probe import probe  # noqa: E402
-from vllm_preflight.verify.split import split  # noqa: E402
-from vllm_preflight.verify.static_checks import check_graph, check_ht_full, check_names  # noqa: E402
-from vllm_preflight.verify.workbench import PROBE_TOKENS  # noqa: E402
+from vllm_preflight.verify import consistency, controls, replay
+from vllm_preflight.verify.compare import EXACT, compare
+from vllm_preflight.verify.moe.experts import dense_moe
+from vllm_preflight.verify.outcome import Check
+from vllm_preflight.verify.plan import plan_from_resolved
+from vllm_preflight.verify.probe import probe
+from vllm_preflight.verify.split import split
+from vllm_preflight.verify.static_checks import check_graph, check_ht_full, check_names
+from vllm_preflight.verify.workbench import PROBE_TOKENS
 
 MUTANTS: list[tuple[str, str, str, object]] = []
 

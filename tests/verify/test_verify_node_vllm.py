@@ -153,11 +153,10 @@ def test_s1_splits_the_toy_with_the_nodes_split_graph(fake_vllm, ht_bench, monke
 @pytest.mark.parametrize("stale, status", [(False, "pass"), (True, "fail")])
 def test_g4_captures_verifys_pieces_with_the_nodes_wrapper(fake_vllm, dense_bench, monkeypatch, stale, status):
     import torch
+    import vllm.compilation.cuda_graph as fake_wrapper  # the fake, on sys.path through the fixture
     from cuda_standin import FakeCuda
 
     from vllm_preflight.verify.tiers.gpu import vllm_wrapper_check
-
-    import vllm.compilation.cuda_graph as fake_wrapper  # the fake, on sys.path through the fixture
 
     monkeypatch.setattr(fake_wrapper, "CUDA", FakeCuda())
     monkeypatch.setattr(fake_wrapper, "REPLAY_STALE", stale)

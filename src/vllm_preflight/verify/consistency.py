@@ -33,11 +33,12 @@ def _mode_name(value) -> str | None:
 def expected_graphs(resolved: dict) -> tuple[set[str], str]:
     """The graph kinds vLLM captures for `resolved`, read directly from the settings."""
     cc = resolved.get("compilation_config") or {}
-    runtime = resolved.get("runtime") if isinstance(resolved.get("runtime"), dict) else {}
+    runtime = resolved.get("runtime")
+    runtime = runtime if isinstance(runtime, dict) else {}
     raw = runtime.get("cudagraph_mode") or cc.get("cudagraph_mode")
     mode = _mode_name(raw if raw is not None else "NONE") or "?"
     parts = set(MODE_PARTS.get(mode, ()))
-    kinds = set()
+    kinds: set[str] = set()
     if not cc.get("cudagraph_capture_sizes"):
         return kinds, mode
     if "FULL" in parts:

@@ -83,7 +83,7 @@ class CudaGraphs:
             start = time.perf_counter()
             try:
                 out = runnable(*args)
-            except Exception as e:  # noqa: BLE001 - whatever the capture raised is the finding
+            except Exception as e:  # whatever the capture raised is the finding
                 self._end_failed(ctx, graph, sys.exc_info())
                 raise CaptureFailed(name, size, _first_line(e), self._restored(before)) from e
             except BaseException:
@@ -91,7 +91,7 @@ class CudaGraphs:
                 raise
             try:
                 ctx.__exit__(None, None, None)  # capture_end (instantiation) is part of the capture
-            except Exception as e:  # noqa: BLE001 - an invalidated capture fails at its end
+            except Exception as e:  # an invalidated capture fails at its end
                 self._end_failed(None, graph, None)
                 raise CaptureFailed(name, size, _first_line(e), self._restored(before)) from e
         self.capture_s[size] = self.capture_s.get(size, 0.0) + time.perf_counter() - start
@@ -100,15 +100,11 @@ class CudaGraphs:
     def _end_failed(self, ctx, graph, exc_info) -> None:
         """Close a capture that raised; capture_end itself raises on an invalidated capture."""
         if ctx is not None:
-            try:
+            with contextlib.suppress(Exception):  # expected: the capture was invalidated
                 ctx.__exit__(*(exc_info or (None, None, None)))
-            except Exception:  # noqa: BLE001 - expected: the capture was invalidated
-                pass
         if self.cuda.is_current_stream_capturing():
-            try:
+            with contextlib.suppress(Exception):  # nothing more can be done from Python
                 graph.capture_end()
-            except Exception:  # noqa: BLE001 - nothing more can be done from Python
-                pass
 
     def _restored(self, before) -> bool:
         """No capture open any more, and the stream is the one current before the capture

@@ -42,12 +42,6 @@ class Lifeline:
             except OSError:
                 pass
 
-    def __enter__(self) -> Lifeline:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
 
 def _wait_and_die(fd: int, workdir: str | None) -> None:
     try:

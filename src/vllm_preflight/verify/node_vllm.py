@@ -21,6 +21,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 from vllm_preflight.verify.outcome import FAIL, PASS, SKIP, WARN, Check
 
@@ -148,7 +149,7 @@ def config_check(node: NodeVllm, gpu_here: bool, run_child, predict, deployment)
     spec = {"entry": entry, "args": args, "env": dict(deployment.env),
             "fields": fields_of(prediction.resolved or {})}
     got = run_child(spec)
-    metrics = {"vllm": node.to_json(), "compared_as": node.release}
+    metrics: dict[str, Any] = {"vllm": node.to_json(), "compared_as": node.release}
     mapping = f" ({node.mapping})" if node.mapping else ""
     if got.get("unavailable"):
         return Check("R1", title, SKIP, f"vLLM {node.version} could not be run: {got['unavailable']}", metrics)

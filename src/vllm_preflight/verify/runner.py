@@ -14,6 +14,7 @@ import importlib
 import os
 import signal
 from dataclasses import dataclass
+from typing import Any
 
 from vllm_preflight.errors import UsageProblem
 from vllm_preflight.verify import consistency, environment, node_vllm, record
@@ -222,7 +223,6 @@ def config_stage_check(s: VerifySettings, res, node, reporter):
     from dataclasses import replace
 
     from vllm_preflight.api import check_inputs
-
     from vllm_preflight.gpus import GPUS
 
     count, device_name = (0, None) if environment.torch_missing() else environment.cuda_devices()
@@ -292,7 +292,7 @@ def execute(s: VerifySettings) -> int:
                     raise Unavailable(f"tier {s.tier} cannot run here: missing " + "; ".join(missing)
                                       + f" (install the verify extra: {INSTALL_HINT})", missing)
                 tier = importlib.import_module(TIER_MODULES[s.tier])
-                options = {"world_size": s.world_size} if s.world_size else {}
+                options: dict[str, Any] = {"world_size": s.world_size} if s.world_size else {}
                 options.update(plan=plan, node=node, time_budget=s.time_budget)
                 missing = tier.requirements(options)
                 if missing:

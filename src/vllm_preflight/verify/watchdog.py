@@ -42,7 +42,8 @@ def run(cmd: list[str], deadline_s: float, env: dict | None = None, cwd: str | N
     """Run `cmd` in a session of its own under `deadline_s`; it gets a lifeline (a child that
     calls `lifeline.watch_parent()` dies with verify, even a SIGKILLed one)."""
     start = time.monotonic()
-    with Lifeline() as line:
+    line = Lifeline()
+    with contextlib.closing(line):
         child_env = dict(env if env is not None else os.environ)
         child_env.update(line.env())
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=child_env, cwd=cwd,
@@ -96,7 +97,7 @@ def launch_ranks(nproc: int, module: str, args: list[str], workdir: str, deadlin
                  "TMPDIR": workdir})
     procs: list[subprocess.Popen] = []
     with contextlib.ExitStack() as logs:  # every rank's log is closed, whatever happens
-        line = logs.enter_context(Lifeline())  # the ranks die with verify and remove workdir
+        line = logs.enter_context(contextlib.closing(Lifeline()))  # the ranks die with verify and remove workdir
         base.update(line.env(workdir))
         try:
             for rank in range(nproc):

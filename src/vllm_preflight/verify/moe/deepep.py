@@ -100,7 +100,7 @@ class DeepEPLowLatencyMoE:
         buf = self.buffer
         num_experts = experts.num_experts
         per_rank = num_experts // buf.group_size
-        recv_x, recv_count, handle, _, _ = buf.low_latency_dispatch(
+        recv_x, _, handle, _, _ = buf.low_latency_dispatch(
             x.to(torch.bfloat16), topk_idx, self.max_tokens, num_experts, use_fp8=False,
             async_finish=False, return_recv_hook=False)
         slabs = torch.stack([experts.mlp(recv_x[e].to(x.dtype), buf.rank * per_rank + e)
