@@ -254,10 +254,7 @@ def _(ctx):
 
 @mutant("host-read-in-toy", "an .item() in a non-MoE captured region of the toy", "V4")
 def _(ctx):
-    from vllm_preflight.verify.toy import ToyConfig
-    from vllm_preflight.verify.workbench import build_model
-
-    model, traced = build_model(ToyConfig(hidden=32, ffn=32, experts=4, layers=2, inject_sync=True), 16)
+    model, traced = controls._n2_toy()  # N2's toy: an .item() before layer 0's attention
     behaviour = probe(traced, [model.inputs(PROBE_TOKENS, s) for s in range(2)])
     sg = split(traced, controls.PIECEWISE_OK, "")
     return check_graph("piecewise", sg, behaviour, traced.placeholder_kinds()).checks
