@@ -128,7 +128,7 @@ def split_check(bench, node) -> Check:
     problems = compare_splits(split(copy_traced(bench.traced), names, node.release or ""), theirs)
     detail = (f"vLLM {node.version} ({theirs.convention}), compared with verify's {node.release} rules: "
               f"{len(theirs.pieces)} subgraphs"
-              + ("; " + "; ".join(problems[:4]) if problems else ", the same ids, kinds and nodes as verify's"))
+              + ("; " + "; ".join(problems[:4]) if problems else ", the same ids, kinds and calls as verify's"))
     return Check("S1", title, FAIL if problems else PASS, detail,
                  {"vllm": node.version, "subgraphs": len(theirs.pieces), "differences": len(problems)})
 

@@ -28,6 +28,7 @@ from vllm_preflight.verify.outcome import FAIL, PASS, SKIP, WARN, Check
 TAG = "PF_NODE_VLLM "
 CONFIG_DEADLINE_S = 240  # importing vLLM cold can take a minute on a node
 ABSENT = "<absent>"
+ENUM = "<enum>"  # an enum read back from vLLM: {ENUM: name, "value": value}
 MODE_NAMES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE")
 COMPARED_SECTIONS = ("compilation_config", "parallel_config", "optimization_level")
 # what vLLM raises when it cannot read the model (not a refusal of the config): R1 cannot run
@@ -109,6 +110,8 @@ def differences(port, real, path: str = "") -> list[tuple[str, object, object]]:
         for key, value in port.items():
             out += differences(value, real_dict.get(key, ABSENT), f"{path}.{key}" if path else key)
         return out
+    if isinstance(real, dict) and ENUM in real:  # compared as the port writes it
+        real = real["value"] if isinstance(port, int) and not isinstance(port, bool) else real[ENUM]
     if real == ABSENT and port is None:
         return []
     if isinstance(port, (list, tuple)) and isinstance(real, (list, tuple)):
@@ -233,8 +236,8 @@ def _parser():
 def _plain(value):
     import enum
 
-    if isinstance(value, enum.Enum):
-        return value.name
+    if isinstance(value, enum.Enum):  # both: the port writes some enums by name, some by value
+        return {ENUM: value.name, "value": _plain(value.value)}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
@@ -252,7 +255,7 @@ def extract(obj, shape) -> dict:
         if key == "mode" and value is ABSENT:  # before CompilationConfig.mode there was `level`
             level = getattr(obj, "level", ABSENT)
             value = MODE_NAMES[level] if isinstance(level, int) and 0 <= level < len(MODE_NAMES) else level
-        if isinstance(value, int) and not isinstance(value, bool) and key == "mode" and 0 <= value < len(MODE_NAMES):
+        if type(value) is int and key == "mode" and 0 <= value < len(MODE_NAMES):
             value = MODE_NAMES[value]
         if isinstance(sub, dict) and value is not ABSENT:
             out[key] = extract(value, sub)
