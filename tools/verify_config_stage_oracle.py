@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from vllm_preflight.api import check_inputs  # noqa: E402
-from vllm_preflight.verify import node_vllm  # noqa: E402
+from vllm_preflight.api import check_inputs
+from vllm_preflight.verify import node_vllm
 
 BOOT = ("import sys; sys.path.insert(0, {emulation!r}); import cuda_emulation; cuda_emulation.install(); "
         "from vllm_preflight.verify.child import main; sys.exit(main(['config', {spec!r}]))")
