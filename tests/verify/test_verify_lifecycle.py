@@ -15,6 +15,9 @@ import pytest
 
 from vllm_preflight.verify.outcome import Interrupted
 
+sys.path.insert(0, os.path.dirname(__file__))
+from test_verify_watchdog import _running as _alive  # alive and not a zombie
+
 PARENT = textwrap.dedent("""
     import sys
     from vllm_preflight.verify import runner
@@ -139,14 +142,6 @@ def _parent_of(pid: int) -> int:
             return int(f.read().rsplit(")", 1)[1].split()[1])
     except OSError:
         return -1
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 IMPORT_HOOK = textwrap.dedent("""

@@ -25,12 +25,16 @@ def make_buffer(cpu_group, cfg, world: int):
     hidden_bytes = cfg.hidden * 2  # bf16 tokens
     nvl = max(deep_ep.Buffer.get_dispatch_config(world).get_nvl_buffer_size_hint(hidden_bytes, world),
               deep_ep.Buffer.get_combine_config(world).get_nvl_buffer_size_hint(hidden_bytes, world))
-    kwargs = {}
-    if "explicitly_destroy" in inspect.signature(deep_ep.Buffer.__init__).parameters:
-        kwargs["explicitly_destroy"] = True  # avoids destructor hangs; destroy() in a finally
-    buffer = deep_ep.Buffer(cpu_group, num_nvl_bytes=nvl, num_rdma_bytes=0, low_latency_mode=False,
-                            num_qps_per_rank=1, **kwargs)
-    if not kwargs:
+    return _buffer(deep_ep, cpu_group, num_nvl_bytes=nvl, num_rdma_bytes=0, low_latency_mode=False,
+                   num_qps_per_rank=1)
+
+
+def _buffer(deep_ep, cpu_group, **kwargs):
+    """A Buffer with `explicitly_destroy` where this deep_ep has it (avoids destructor hangs;
+    callers destroy() in a finally), else a no-op destroy()."""
+    explicit = "explicitly_destroy" in inspect.signature(deep_ep.Buffer.__init__).parameters
+    buffer = deep_ep.Buffer(cpu_group, **kwargs, **({"explicitly_destroy": True} if explicit else {}))
+    if not explicit:
         buffer.destroy = lambda: None
     return buffer
 
@@ -74,14 +78,8 @@ def make_ll_buffer(cpu_group, cfg, world: int, max_tokens: int):
     import deep_ep
 
     rdma = deep_ep.Buffer.get_low_latency_rdma_size_hint(max_tokens, cfg.hidden, world, cfg.experts)
-    kwargs = {}
-    if "explicitly_destroy" in inspect.signature(deep_ep.Buffer.__init__).parameters:
-        kwargs["explicitly_destroy"] = True
-    buffer = deep_ep.Buffer(cpu_group, num_nvl_bytes=0, num_rdma_bytes=rdma, low_latency_mode=True,
-                            num_qps_per_rank=cfg.experts // world, **kwargs)
-    if not kwargs:
-        buffer.destroy = lambda: None
-    return buffer
+    return _buffer(deep_ep, cpu_group, num_nvl_bytes=0, num_rdma_bytes=rdma, low_latency_mode=True,
+                   num_qps_per_rank=cfg.experts // world)
 
 
 class DeepEPLowLatencyMoE:
