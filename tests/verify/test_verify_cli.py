@@ -98,6 +98,11 @@ def test_default_full_and_piecewise_fails_with_a_clear_reason(default_run):
     full = [c for c in rec["checks"] if c["id"] == "A3" and c["graph"] == "full"]
     assert [c["status"] for c in full] == ["fail", "fail"]
     assert all(c["metrics"]["frozen_changes"] > 0 for c in full)
+    # one story: check reports VP301 for this config and verify's V2 fails (P2), and the plan
+    # verifies both halves of FULL_AND_PIECEWISE (P1)
+    p2 = next(c for c in rec["checks"] if c["id"] == "P2")
+    assert p2["status"] == "pass" and p2["metrics"] == {"vp301": True, "v2_failed": True}
+    assert s[("P1", None, None)] == "pass"
 
 
 def test_json_mode_prints_only_the_record_and_it_validates(default_run):

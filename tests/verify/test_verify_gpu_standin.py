@@ -156,6 +156,9 @@ def test_multi_gpu_tier_runs_checks_and_controls_for_a_capturable_plan(standin, 
     run = _run(multi_gpu, rd, backend="deepep_low_latency", cudagraph_mode="PIECEWISE")
     assert sent["moe"] == "dense" and sent["ids"] == ["C2"] and not sent["protocol"] and sent["world"] == 2
     assert _status(run, "C2") == ["pass"] and len(run.ranks) == 2
+    # without deep_ep's LL API a dense stand-in ran: LL's capturability is assumed, and C3 says so
+    (c3,) = [c for c in run.checks if c.id == "C3"]
+    assert c3.status == "warn" and "assumed" in c3.detail and _status(run, "C0") == ["info"]
     assert {c.id for c in run.checks if c.status == "expected-fail-observed"} == {
         "N0", "N1", "N2", "N4", "N5", "N6", "N7"}
     assert run.device == "2x CUDA stand-in (CPU)"
