@@ -1,7 +1,7 @@
-"""Print the short closing table of bench/verify_gpu.sh from the verify records it wrote.
+"""Print the closing tables of bench/verify_gpu.sh from the verify records it wrote: timings
+eager | piecewise | full per size for every run (render.timing_table), then each run's outcome.
 
 Usage: python bench/verify_gpu_table.py OUTDIR NAME=EXPECTED_EXIT:ACTUAL_EXIT ...
-Standard library only, so it runs wherever the records are.
 """
 from __future__ import annotations
 
@@ -9,41 +9,52 @@ import json
 import os
 import sys
 
+from vllm_preflight.verify.render import TIMING_COLUMNS, timing_table
+
+
+def _record(outdir: str, name: str) -> dict | None:
+    path = os.path.join(outdir, name + ".json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
 
 def main(argv: list[str]) -> int:
     outdir, runs = argv[0], argv[1:]
-    rows, timing_rows = [], []
+    rows = []
     all_ok = True
+    env: dict = {}
+    print()
     for spec in runs:
         name, _, codes = spec.partition("=")
         expected, _, actual = codes.partition(":")
-        path = os.path.join(outdir, name + ".json")
-        rec = json.load(open(path)) if os.path.exists(path) else None
+        rec = _record(outdir, name)
         ok = expected == actual
         all_ok &= ok
         if rec is None:
             rows.append((name, expected, actual, "no record", "", ""))
             continue
+        env = env or rec["environment"]
         checks = rec["checks"]
         failed = ",".join(sorted({c["id"] for c in checks if c["status"] == "fail"})) or "-"
         caught = ",".join(sorted({c["id"] for c in checks if c["status"] == "expected-fail-observed"})) or "-"
         rows.append((name, expected, actual, rec["outcome"]["status"], failed, caught))
-        for t in rec["timings"]:
-            if t["size"] in (1, 8, 64) or t is rec["timings"][-1]:
-                timing_rows.append((name, t["graph"], t["dtype"], t["size"], t["eager_ms"]["median"],
-                                    t["graph_ms"]["median"], t["speedup"], t.get("capture_s", 0.0),
-                                    t.get("pool_bytes", 0)))
-    env = next((json.load(open(os.path.join(outdir, r.split("=")[0] + ".json")))["environment"]
-                for r in runs if os.path.exists(os.path.join(outdir, r.split("=")[0] + ".json"))), {})
+        plan = rec.get("plan") or {}
+        print(f"{name}: timings, median ms per forward (speedup over eager)")
+        if rec["timings"]:
+            print("  " + "".join(f"{c:<22}" for c in TIMING_COLUMNS))
+            for row in timing_table(rec["timings"]):
+                print("  " + "".join(f"{c:<22}" for c in row))
+        else:
+            print("  (nothing timed)")
+        for graph, why in (plan.get("not_timed") or {}).items():
+            print(f"  {graph}: not timed ({why})")
+        budget = plan.get("budget") or {}
+        if budget.get("cut"):
+            print(f"  cut to stay within {budget.get('seconds')}s: {', '.join(budget['cut'])}")
     device = f"{env.get('device', '?')}, torch {env.get('torch', '?')}, CUDA {env.get('cuda', '?')}"
     print()
-    if timing_rows:
-        print(f"{'run':<22} {'graph':<10} {'dtype':<9} {'size':>5} {'eager ms':>9} {'graph ms':>9} {'speedup':>8}"
-              f" {'capture s':>9} {'pool MiB':>8}")
-        for r in timing_rows:
-            print(f"{r[0]:<22} {r[1]:<10} {r[2]:<9} {r[3]:>5} {r[4]:>9.3f} {r[5]:>9.3f} {r[6]:>7.2f}x"
-                  f" {r[7]:>9.4f} {r[8] / 2**20:>8.1f}")
-        print()
     print(f"verify, tier gpu, on {device}")
     print(f"{'run':<22} {'want':>4} {'got':>4} {'outcome':<17} {'failed checks':<16} controls caught")
     for r in rows:

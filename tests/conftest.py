@@ -10,8 +10,8 @@ sys.path.insert(0, str(Path(__file__).parent / "model_files"))  # the loopback H
 # No test reaches a network or this machine's Hugging Face cache: model files come from local
 # fixture folders, or from the loopback Hub and caches the model_files tests build themselves.
 # Set before anything is imported, so subprocesses (the CLI tests) inherit it too.
-import os  # noqa: E402
-import tempfile  # noqa: E402
+import os
+import tempfile
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="vllm-preflight-tests-hf-")

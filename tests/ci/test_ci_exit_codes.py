@@ -147,7 +147,7 @@ def test_subprocess_exit_codes_match_in_process(work):
 
 
 def test_a_bug_on_one_input_is_3_and_the_others_are_still_reported(work, monkeypatch):
-    import vllm_preflight.api as api
+    from vllm_preflight import api
 
     real = api.check_deployment
 

@@ -86,12 +86,12 @@ def _run_action(shim, **inputs):
 @pytest.mark.skipif(shutil.which("bash") is None, reason="the Action's steps are bash")
 def test_action_runs_the_documented_command_line_and_annotates(shim):
     readme = (ROOT / "README.md").read_text()
-    documented = re.search(r"^vllm-preflight check --format github .*$", readme, re.M).group(0)
+    documented = re.search(r"^vllm-preflight check --format github .*$", readme, re.MULTILINE).group(0)
     out, argvs = _run_action(shim, **{"paths": "examples/", "vllm-version": "0.13.0"})
     assert argvs == [shlex.split(documented)[1:]]
     assert out.returncode == 1  # examples/verify-deepep-ht-mode-none-full.sh: VP301
     assert re.search(r"^::error file=examples/verify-deepep-ht-mode-none-full\.sh,line=\d+,col=\d+,title=VP301::",
-                     out.stdout, re.M), out.stdout + out.stderr
+                     out.stdout, re.MULTILINE), out.stdout + out.stderr
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="the Action's steps are bash")

@@ -53,7 +53,7 @@ def core_message(text: str) -> str:
     input_type=...]` (input reprs hold every keyword vLLM passed) and the documentation link.
     Multi-error messages keep their first error (pydantic's order)."""
     head, _, body = text.partition("\n")
-    body = re.sub(r"\s*\[type=.*", "", body, flags=re.S)
+    body = re.sub(r"\s*\[type=.*", "", body, flags=re.DOTALL)
     return re.sub(r"\s+", " ", f"{head}\n{body}").strip()
 
 

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from compare import mismatches, missing_logs, resolve_as_recorded
 
 DATA = Path(__file__).parent / "data" / "dynamic_spec"

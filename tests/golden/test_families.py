@@ -13,7 +13,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from compare import mismatches, resolve_as_recorded
 
 DATA = Path(__file__).parent / "data" / "families"

@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from compare import mismatches, resolve_as_recorded
 
 DATA = Path(__file__).parent / "data" / "model_families"

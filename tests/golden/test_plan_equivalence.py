@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from compare import deployment_of, target_of
+
 from vllm_preflight.resolve import resolve
 from vllm_preflight.resolve.plan import model_facts_set, plan_for
 

@@ -125,7 +125,7 @@ def test_a_model_config_json_over_the_size_limit_is_not_read(tmp_path, good):
 
 def test_a_folder_scan_stops_at_the_folder_limit(tmp_path, monkeypatch):
     """A link to / (/proc/self/root) must not walk the whole machine."""
-    import vllm_preflight.load as load
+    from vllm_preflight import load
 
     monkeypatch.setattr(load, "MAX_DIRS", 3)
     for i in range(6):

@@ -13,9 +13,9 @@ from vllm_preflight.hazards.graphs import captured_around_ht
 from vllm_preflight.model import Resolution
 
 pytest.importorskip("torch")  # verify's static checks import torch.fx; the verify extra brings it
-from vllm_preflight.capture.plan import plan_from_resolved  # noqa: E402
-from vllm_preflight.verify.outcome import FAIL  # noqa: E402
-from vllm_preflight.verify.static_checks import check_ht_full  # noqa: E402
+from vllm_preflight.capture.plan import plan_from_resolved
+from vllm_preflight.verify.outcome import FAIL
+from vllm_preflight.verify.static_checks import check_ht_full
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ATTN = ["vllm::unified_attention_with_output"]

@@ -6,9 +6,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from vllm_preflight.cli import cli
-
 from conftest import INPUTS, rel
+from vllm_preflight.cli import cli
 
 
 def check(*args):

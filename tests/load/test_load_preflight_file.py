@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import INPUTS, rel
 from vllm_preflight.errors import InputFailure
 from vllm_preflight.load import load_path, load_paths
-
-from conftest import INPUTS, rel
 
 
 def test_inline_command_with_image_gpu_facts_and_env(in_root):

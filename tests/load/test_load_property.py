@@ -6,6 +6,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import EXAMPLES, INPUTS
 from vllm_preflight.errors import InputFailure
 from vllm_preflight.load import _load_source, detect_format
 from vllm_preflight.load.bind import bind
@@ -13,8 +14,6 @@ from vllm_preflight.load.source import Source, decode
 from vllm_preflight.model import Deployment
 from vllm_preflight.releases import get_release
 from vllm_preflight.schema.validate import validate_bound
-
-from conftest import EXAMPLES, INPUTS
 
 SEEDS = sorted(p for p in list(INPUTS.rglob("*")) + list(EXAMPLES.rglob("*"))
                if p.is_file() and p.suffix in (".sh", ".yaml", ".yml", ".md"))

@@ -5,11 +5,10 @@ import textwrap
 
 import pytest
 
+from conftest import INPUTS, by_source, rel
 from vllm_preflight.load import load_path
 from vllm_preflight.load.shell_file import load
 from vllm_preflight.load.source import Source
-
-from conftest import INPUTS, by_source, rel  # noqa: F401
 
 
 def load_text(text: str, path: str = "script.sh", variables=None):

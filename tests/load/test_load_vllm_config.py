@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import INPUTS, rel
 from vllm_preflight.load import load_path
 from vllm_preflight.load.bind import bind
 from vllm_preflight.releases import get_release
-
-from conftest import INPUTS, rel
 
 CFG = INPUTS / "vllm-config"
 

@@ -97,3 +97,9 @@ def test_cpu_tier_fails_moe_inside_a_piece_through_its_run_time_checks(rd, torch
     assert [c.status for c in a3] == ["fail", "fail"] and all(c.metrics["frozen_changes"] > 0 for c in a3)
     assert "host read" in a3[0].detail
     assert {c.id for c in run.checks if c.status == "fail"} >= {"V2", "V4", "A3"}
+
+
+def test_n5_n6_n7_are_caught(ht_bench):
+    sample = ht_bench.model.inputs(4, 1)
+    got = {c.id: c.status for c in controls.plan_controls(ht_bench, sample)}
+    assert got == {"N5": "expected-fail-observed", "N6": "expected-fail-observed", "N7": "expected-fail-observed"}

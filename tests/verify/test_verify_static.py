@@ -74,14 +74,27 @@ def test_attention_left_inside_a_piecewise_piece_fails_v3(ht_bench):
     assert v3.status == "fail" and "attention op inside a captured piece" in v3.detail
 
 
-def test_dropped_moe_name_warns_in_v1(ht_bench, rd):
-    from vllm_preflight.verify.workbench import build_bench
-
+def test_a_dropped_moe_name_fails_v1(ht_bench, rd):
+    """V1 can fail: a MoE entry no release-0.11.1+ rule matches (the dotted form) leaves the MoE
+    inside a captured piece although the config lists it."""
     plan = plan_from_resolved(rd.resolved(splitting_ops=rd.ATTENTION + ["vllm.moe_forward"]), "0.13.0")
-    bench = build_bench(plan, max_tokens=8)
-    checks = by_id(static_report(bench).checks)
-    assert checks["V1"].status == "warn" and "vllm.moe_forward" in checks["V1"].detail
-    assert checks["V4"].status == "fail"  # and the MoE it meant to split is caught where it landed
+    sg = split(ht_bench.traced, plan.splitting_ops, plan.vllm_version)
+    from vllm_preflight.verify.static_checks import check_names
+
+    v1 = check_names(sg, plan)
+    assert v1.status == "fail" and v1.metrics["lost"] == ["vllm.moe_forward"]
+    assert "never split" in v1.detail
+    rep = check_graph("piecewise", sg, ht_bench.behaviour, ht_bench.traced.placeholder_kinds())
+    assert by_id(rep.checks)["V4"].status == "fail"  # and the MoE it meant to split is caught where it landed
+
+
+@pytest.mark.parametrize("extra,status", [(["vllm::moe_forward.default"], "warn"), ([], "pass")])
+def test_a_dead_entry_beside_a_working_one_only_warns(ht_bench, rd, extra, status):
+    from vllm_preflight.verify.static_checks import check_names
+
+    ops = rd.ATTENTION + rd.MOE + extra
+    plan = plan_from_resolved(rd.resolved(splitting_ops=ops), "0.12.0")
+    assert check_names(split(ht_bench.traced, ops, "0.12.0"), plan).status == status
 
 
 def test_probe_compares_shapes_across_runs(ht_bench):

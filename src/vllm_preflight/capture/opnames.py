@@ -70,5 +70,30 @@ def toy_dotted(written: str) -> str:
 
 
 def short(written: str) -> str:
-    """`vllm::moe_forward` -> `moe_forward`, for tables."""
-    return written.split("::", 1)[-1].split(".", 1)[-1] if "::" in written else written.rsplit(".", 1)[-1]
+    """The op's name without namespace or overload: `vllm::moe_forward` and
+    `vllm::moe_forward.default` -> `moe_forward`, dotted `vllm.moe_forward` -> `moe_forward`."""
+    if "::" in written:
+        return written.split("::", 1)[1].split(".", 1)[0]
+    return written.rsplit(".", 1)[-1]
+
+
+def splits_at(written: str, matching: str) -> str | None:
+    """The op name a `splitting_ops` entry splits at under a release's matching ("qualified":
+    0.11.1+, "name": <= 0.11.0), or None when it never matches a call Dynamo records.
+
+    Dynamo records `torch.ops.vllm.X(...)` as the packet: 0.11.1+ compares the packet's
+    `vllm::X`, so `vllm::X.default` never matches; <= 0.11.0 compares `str(node.target)`,
+    `vllm.X`, so neither `::` form matches there."""
+    if matching == "name":
+        ns, dot, name = written.partition(".")
+        return name if dot and "::" not in written and "." not in name and ns and name else None
+    op = parse_qualified(written)
+    if op is None or written.rsplit("::", 1)[-1].count("."):
+        return None
+    return op.name
+
+
+def unsplit(wanted: tuple[str, ...], splitting_ops, matching: str) -> list[str]:
+    """The ops of `wanted` that no entry of `splitting_ops` splits at under `matching`."""
+    split = {splits_at(w, matching) for w in splitting_ops}
+    return [op for op in wanted if op not in split]

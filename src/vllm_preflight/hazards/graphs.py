@@ -12,7 +12,7 @@ GRAPH_SETTINGS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_ca
 def captured_around_ht(ctx: Context) -> list[str]:
     """How a captured CUDA graph would hold the DeepEP high-throughput dispatch: the same
     reading of the resolved settings as `verify`'s plan and its V2 check (one story)."""
-    from vllm_preflight.capture.opnames import MOE_OPS, short
+    from vllm_preflight.capture.opnames import MOE_OPS, unsplit
     from vllm_preflight.capture.plan import PlanProblem, plan_from_resolved
 
     resolved = dict(ctx.started_configs())
@@ -29,7 +29,7 @@ def captured_around_ht(ctx: Context) -> list[str]:
                         f"({'every batch' if plan.full == 'all' else 'decode batches'}), the DeepEP "
                         "high-throughput dispatch included")
     if plan.piecewise:
-        missing = [op for op in MOE_OPS if not any(short(k) == op for k in plan.splitting_ops)]
+        missing = unsplit(MOE_OPS, plan.splitting_ops, plan.name_matching)
         if missing:
             problems.append("the MoE ops are not split out (splitting_ops lack "
                             + ", ".join(f"vllm::{m}" for m in missing) + "), so piecewise graphs capture them")

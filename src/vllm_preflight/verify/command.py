@@ -58,8 +58,16 @@ def _command_class():
 @click.option("--world-size", type=click.Choice(["2", "4", "8"]),
               help="Ranks for the multi-process checks (cpu: gloo ranks, default 2; multi-gpu: GPUs, "
                    "default the most of 2, 4, 8 present). DeepEP's kernels exist for these counts only.")
+@click.option("--node-vllm", "node_vllm", type=_Choice(["auto", "off"]), default="auto", show_default=True,
+              help="auto: where vLLM is importable, resolve the deployment with its own create_engine_config "
+                   "(R1, on a GPU) and split the toy with its own split_graph (S1) and CUDA-graph wrapper "
+                   "(G4, tier gpu); off: verify's own implementation only.")
+@click.option("--time-budget", "time_budget", type=click.FloatRange(min=1), metavar="SECONDS",
+              help="Tiers gpu and multi-gpu: cut optional steps (timings, vLLM's wrapper) to end within SECONDS; "
+                   "what was cut is reported.")
 @click.argument("config", type=click.Path(), required=False)
-def verify(vllm_version, target, tier, fmt, output, record_dir, select, gpu, env, assume, world_size, config) -> None:
+def verify(vllm_version, target, tier, fmt, output, record_dir, select, gpu, env, assume, world_size, node_vllm,
+           time_budget, config) -> None:
     """Prove on this machine that the CUDA graphs CONFIG's resolved settings imply compute what
     eager mode computes, or show where they cannot. CONFIG is a file, or give the server
     command after `--`: `verify -- vllm serve MODEL ...`.
@@ -80,7 +88,8 @@ def verify(vllm_version, target, tier, fmt, output, record_dir, select, gpu, env
     settings = VerifySettings(config=config or "<command line>", command=command, vllm_version=vllm_version,
                               target=target, tier=tier, fmt=fmt, output=output, record_dir=record_dir,
                               select=select, gpu=gpu, env=_pairs(env, "--env"), assume=_pairs(assume, "--assume"),
-                              world_size=int(world_size) if world_size else None)
+                              world_size=int(world_size) if world_size else None, node_vllm=node_vllm,
+                              time_budget=time_budget)
     try:
         code = execute(settings)
     except UsageProblem as e:

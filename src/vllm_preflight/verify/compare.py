@@ -38,6 +38,7 @@ class Comparison:
     max_abs: float
     calc_diff: float
     reason: str = ""
+    flips: int = 0  # routing flips at near ties this comparison tolerated (routing.py)
 
     def at_least(self, wanted: str) -> bool:
         order = {MISMATCH: 0, CLOSE: 1, EXACT: 2}

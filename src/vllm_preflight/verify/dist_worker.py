@@ -23,6 +23,7 @@ import torch
 import torch.distributed as dist
 
 from vllm_preflight.capture.plan import pad_to
+from vllm_preflight.verify import routing
 from vllm_preflight.verify.compare import CLOSE, EXACT, compare
 from vllm_preflight.verify.moe.experts import Experts, dense_moe, route
 from vllm_preflight.verify.moe.ht import ProtocolStats, get_layout
@@ -46,6 +47,10 @@ def _moe_impl(job: dict, stats: ProtocolStats, state: dict):
         from vllm_preflight.verify.moe.deepep import DeepEPMoE
 
         return DeepEPMoE(state["buffer"], stats)
+    if job["moe"] == "deepep_ll":
+        from vllm_preflight.verify.moe.deepep import DeepEPLowLatencyMoE
+
+        return DeepEPLowLatencyMoE(state["buffer"], max(job["sizes"]), stats)
     if job["moe"] == "dense":  # a capturable MoE (no all2all, or a capturable one): static shapes
         from vllm_preflight.verify.moe.experts import DenseMoE
 
@@ -56,8 +61,9 @@ def _moe_impl(job: dict, stats: ProtocolStats, state: dict):
 
 
 def protocol_check(job: dict, rank: int, world: int, device, state: dict) -> dict:
-    """C1: the protocol against the dense reference (experts replicated on every rank), and the
-    receive counts against the all-reduced send counts."""
+    """C1 proves the MoE dispatch across ranks (real deep_ep on a node) computes the dense
+    reference (experts replicated on every rank) and receives what the all-reduced send counts
+    say. A5a is the same check over gloo; its mutation tests show it failing."""
     cfg = ToyConfig(**job["toy"])
     dtype = DTYPES[job["moe_dtype"]]
     g = torch.Generator().manual_seed(cfg.seed)
@@ -86,9 +92,11 @@ def protocol_check(job: dict, rank: int, world: int, device, state: dict) -> dic
                         "failures": tally.failures}}
 
 
-def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
-    """The piecewise graphs with the MoE behind them running across ranks: replay vs eager,
-    bitwise, and every captured input at its captured address."""
+def lockstep_replay(job: dict, rank: int, device, state: dict, graph: str = "piecewise") -> dict:
+    """C2 / A5b prove the piecewise graphs (or the FULL graph) with the MoE behind them running
+    across ranks in lockstep replay == eager bitwise, every captured input at its captured
+    address, padded rows CLOSE (near-tie routing flips counted). A rank that hangs fails it by
+    the watchdog (test_verify_gloo.py)."""
     cfg = ToyConfig(**job["toy"])
     sizes = job["sizes"]
     top = max(sizes)
@@ -115,7 +123,7 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
         make = graphs.wrapper
     else:
         make = EmulatedGraph
-    runner = GraphRunner("piecewise", sg, make, log)
+    runner = GraphRunner(graph, sg, make, log)
     static_in = torch.zeros(top, cfg.hidden, dtype=model.dtype, device=device)
     exact, close = Tally(EXACT), Tally(CLOSE)
     with torch.no_grad():
@@ -139,16 +147,52 @@ def lockstep_replay(job: dict, rank: int, device, state: dict) -> dict:
             runner.set("replay", p)
             got = runner(static_in[:p]).clone()
             runner.set("eager")
-            exact.note(f"step {step} ({n} tokens padded to {p})", compare(got, model(padded)))
-            close.note(f"step {step} first {n} rows", compare(got[:n], model(x)))
+            with routing.recording() as padded_routing:
+                exact.note(f"step {step} ({n} tokens padded to {p})", compare(got, model(padded)))
+            with routing.recording() as reference:
+                want = model(x)
+            close.note(f"step {step} first {n} rows", routing.compare_with_flips(
+                got[:n], want, routing.flips(reference, padded_routing, n, model.dtype)))
     ok = exact.ok and close.ok and log.mismatches == 0 and not stats.violations
     detail = (f"{exact.comparisons} lockstep replays vs eager: {exact.level}; unpadded rows: {close.level}; "
               f"address checks {log.checks}, mismatches {log.mismatches}; "
               f"{stats.calls} MoE collectives, invariants {'hold' if not stats.violations else 'broken'}")
-    return {"id": job["ids"][-1], "status": "pass" if ok else "fail", "detail": detail,
+    return {"id": job["ids"][-1], "graph": graph, "status": "pass" if ok else "fail", "detail": detail,
             "metrics": {"replays": exact.comparisons, "worst_level": exact.level, "max_abs": exact.max_abs,
                         "address_checks": log.checks, "address_mismatches": log.mismatches,
-                        "moe_calls": stats.calls, "failures": exact.failures + close.failures + log.examples}}
+                        "moe_calls": stats.calls, "routing_flips": close.routing_flips,
+                        "failures": exact.failures + close.failures + log.examples}}
+
+
+DRILL_TAG = "PF_DRILL "
+
+
+def full_ht_drill(job: dict, rank: int, device, state: dict, cuda=None) -> dict:
+    """N8, on every rank: capture one CUDA graph around real DeepEP high-throughput
+    dispatch/combine (what a FULL graph around HT does). It must raise or hang (DeepEP's host
+    waits on the receive counts under capture: 'CPU recv timeout' after 100 s); the parent's
+    watchdog ends a hang. A capture that succeeds and replays is the control NOT caught."""
+    cuda = cuda or torch.cuda
+    cfg = ToyConfig(**job["toy"])
+    g = torch.Generator().manual_seed(cfg.seed)
+    experts = Experts(cfg.hidden, cfg.ffn, cfg.experts, False, g).to(device=device, dtype=torch.bfloat16)
+    impl = _moe_impl(job, ProtocolStats(), state)
+    gen = torch.Generator().manual_seed(100 + rank)
+    x = torch.randn(8, cfg.hidden, generator=gen).to(device=device, dtype=torch.bfloat16)
+    idx, w = route(torch.randn(8, cfg.experts, generator=gen).to(device), cfg.top_k)
+    impl(x, idx, w, experts)  # eager first: the same dispatch works outside a capture
+    cuda.synchronize()
+    graph = cuda.CUDAGraph()
+    _say(rank, "capturing a FULL graph around DeepEP HT dispatch/combine (must raise or hang)")
+    try:
+        with cuda.graph(graph):
+            impl(x, idx, w, experts)
+        graph.replay()
+        cuda.synchronize()
+    except Exception as e:  # noqa: BLE001 - whatever the capture raised is the expected outcome
+        text = str(e).strip().splitlines()
+        return {"rank": rank, "outcome": "raised", "error": f"{type(e).__name__}: {text[0] if text else ''}"}
+    return {"rank": rank, "outcome": "captured", "error": None}
 
 
 def _gather(result: dict, rank: int, world: int, device) -> list[dict]:
@@ -190,14 +234,24 @@ def main(argv: list[str] | None = None) -> int:
             from vllm_preflight.verify.moe.deepep import make_buffer
 
             state["buffer"] = make_buffer(dist.new_group(backend="gloo"), ToyConfig(**job["toy"]), world)
+        elif job["moe"] == "deepep_ll":
+            from vllm_preflight.verify.moe.deepep import make_ll_buffer
+
+            state["buffer"] = make_ll_buffer(dist.new_group(backend="gloo"), ToyConfig(**job["toy"]), world,
+                                             max(job["sizes"]))
         # graphs cannot be captured on the legacy default stream: run every step on a side stream
         stream = torch.cuda.stream(torch.cuda.Stream(device)) if device.type == "cuda" else contextlib.nullcontext()
+        if job.get("drill") == "full_ht":
+            with stream:
+                print(DRILL_TAG + json.dumps(full_ht_drill(job, rank, device, state)), flush=True)
+            os._exit(0)  # no collective or buffer teardown after a broken capture: they may hang
         with stream:
             if job.get("protocol", True):
                 _say(rank, "protocol check ...")
                 checks.append(protocol_check(job, rank, world, device, state))
-            _say(rank, "lockstep replay ...")
-            checks.append(lockstep_replay(job, rank, device, state))
+            for graph in job.get("graph_kinds", ["piecewise"]):
+                _say(rank, f"lockstep {graph} replay ...")
+                checks.append(lockstep_replay(job, rank, device, state, graph))
         gathered = _gather(result, rank, world, device)
         if rank == 0:
             with open(args.out, "w") as f:

@@ -12,6 +12,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from vllm_preflight.verify.host_sync import HostSyncWatch
 from vllm_preflight.verify.probe import HOST_READS, run_entered, toy_op_name
 
 
@@ -62,18 +63,21 @@ def capture_report(cuda, device) -> dict:
             runner.set("eager")
             runner(x)
             runner.set("capture", 8)
+            watch = HostSyncWatch(capturing=cuda.is_current_stream_capturing)
             try:
-                with hook:
+                with hook, watch:
                     runner(x)
                 cuda.synchronize()
             except Exception as e:  # noqa: BLE001 - what a capture raises, whatever it is, is the report
                 text = str(e).splitlines()[0] if str(e) else ""
                 result.update(raised=True, error=f"{type(e).__name__}: {text}")
-    result["host_syncs_under_capture"] = hook.syncs
+    # dispatch-level reads, then the Python-level syncs (`.tolist()`, `.cpu()`) the hook cannot see
+    result["host_syncs_under_capture"] = hook.syncs + [
+        {"op": sync, "in": inside or "the captured piece"} for sync, inside in watch.events]
     return result
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     print(json.dumps(capture_report(torch.cuda, torch.device("cuda", 0))), flush=True)
     return 0
 

@@ -8,6 +8,7 @@ implementation behind `moe_forward` can be swapped without tracing again.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -39,12 +40,28 @@ _library: torch.library.Library | None = None
 IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {}
 
 
+# Torch-function watches (host_sync.HostSyncWatch) active around a call of a toy op. While a
+# mode's handler runs the op the mode is off the stack, so the op's body enters the watches
+# that are handling it again: what the body does is seen as a real op's kernels would be.
+WATCHES: list[Any] = []
+
+
+@contextlib.contextmanager
+def _watched():
+    with contextlib.ExitStack() as stack:
+        for watch in [w for w in WATCHES if w.handling]:
+            stack.enter_context(watch)
+        yield
+
+
 def _attention(q, k, v, output, layer_name):
-    LAYERS[layer_name].attend(q, k, v, output)
+    with _watched():
+        LAYERS[layer_name].attend(q, k, v, output)
 
 
 def _moe(hidden_states, router_logits, layer_name):
-    return LAYERS[layer_name].moe(hidden_states, router_logits)
+    with _watched():
+        return LAYERS[layer_name].moe(hidden_states, router_logits)
 
 
 def _moe_fake(hidden_states, router_logits, layer_name):

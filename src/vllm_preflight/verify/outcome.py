@@ -38,14 +38,15 @@ class ConfigProblem(VerifyError):
     exit_code = EXIT_CONFIG
 
 
-class Interrupted(VerifyError):
-    """SIGINT or SIGTERM arrived: children were stopped and what the run created was removed."""
-
-    exit_code = EXIT_INTERRUPTED
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: children were stopped and what the run created was removed.
+    A BaseException, as KeyboardInterrupt is, so that no `except Exception` on the way out
+    (torch's import, Dynamo's tracing, a probe of the environment) turns it into another error."""
 
     def __init__(self, signum: int = 2):
         name = {2: "SIGINT", 15: "SIGTERM"}.get(signum, f"signal {signum}")
-        super().__init__(f"interrupted by {name}: child processes stopped, temporary files removed")
+        self.message = f"interrupted by {name}: child processes stopped, temporary files removed"
+        super().__init__(self.message)
         self.exit_code = 128 + signum
 
 

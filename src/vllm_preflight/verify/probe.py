@@ -4,7 +4,9 @@ tensors whose sizes depend on the data? Either makes it uncapturable.
 Dynamo never traces into a custom op, so the graph alone cannot say whether `moe_forward` is
 safe inside a CUDA graph. The probe runs the traced graph eagerly a few times with different
 inputs, and records every aten call made inside each opaque op: host reads
-(`_local_scalar_dense`, ops tagged data-dependent or dynamic-output-shape, copies to the host),
+(`_local_scalar_dense`, ops tagged data-dependent or dynamic-output-shape, copies to the host,
+and, through `host_sync.HostSyncWatch`, `.cpu()` / `.tolist()` / `bool(t)` calls CPU torch never
+dispatches as reads),
 and the sequence of output shapes, which must not change with the data for a graph to replay it.
 """
 from __future__ import annotations
@@ -17,6 +19,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from vllm_preflight.capture.opnames import TOY_NS
 from vllm_preflight.verify import ops
+from vllm_preflight.verify.host_sync import HostSyncWatch
 from vllm_preflight.verify.trace import Traced
 
 # Namespaces whose ops Dynamo or the dispatcher look into; everything else is opaque.
@@ -112,8 +115,12 @@ class _ProbeInterpreter(fx.Interpreter):
             return super().run_node(n)
         args, kwargs = self.fetch_args_kwargs_from_env(n)
         b = self.results.setdefault(n.name, OpBehaviour())
-        with _Recorder(b, self.record_shapes) as rec:
+        # the torch-function watch sees the host syncs the dispatcher never gets on CPU
+        # (`.cpu()`, `.tolist()`, `bool(t)`), whatever values they read
+        with _Recorder(b, self.record_shapes) as rec, HostSyncWatch() as watch:
             out = impl(*args, **kwargs)
+        for name, count in watch.syncs.items():
+            b.host_reads[name] = b.host_reads.get(name, 0) + count
         if self.record_shapes:
             b.shape_traces.append(tuple(rec.shapes))
         return out

@@ -25,6 +25,20 @@ def _sizes(sizes) -> str:
     return " ".join(map(str, sizes[:5])) + f" ... {sizes[-1]} ({len(sizes)} sizes)"
 
 
+TIMING_COLUMNS = ("dtype", "size", "eager", "piecewise", "full")
+
+
+def timing_table(timings: list[dict]) -> list[tuple[str, ...]]:
+    """Timing rows pivoted to one line per dtype and size: eager | piecewise | full (median ms,
+    the graph's speedup over eager in brackets; "-" where that graph was not timed)."""
+    cells: dict[tuple[str, int], dict[str, str]] = {}
+    for row in timings:
+        cell = cells.setdefault((row["dtype"], row["size"]), {"eager": f"{row['eager_ms']['median']:.3f}"})
+        cell[row["graph"]] = f"{row['graph_ms']['median']:.3f} ({row['speedup']:.2f}x)"
+    return [(dtype, str(size), c["eager"], c.get("piecewise", "-"), c.get("full", "-"))
+            for (dtype, size), c in sorted(cells.items())]
+
+
 class Reporter:
     def __init__(self, fmt: str = "text", quiet: bool = False):
         stream = sys.stderr if fmt == "json" else sys.stdout
@@ -121,13 +135,14 @@ class Reporter:
                           escape(c["title"]))
             self._print(t)
         if record["timings"]:
-            t = Table(title="Timings (median ms per forward)", title_justify="left")
-            for col in ("graph", "dtype", "size", "eager", "graph replay", "speedup"):
+            t = Table(title="Timings (median ms per forward; speedup over eager)", title_justify="left")
+            for col in TIMING_COLUMNS:
                 t.add_column(col)
-            for row in record["timings"]:
-                t.add_row(row["graph"], row["dtype"], str(row["size"]), f"{row['eager_ms']['median']:.3f}",
-                          f"{row['graph_ms']['median']:.3f}", f"{row['speedup']:.2f}x")
+            for row in timing_table(record["timings"]):
+                t.add_row(*row)
             self._print(t)
+            for graph, why in ((record.get("plan") or {}).get("not_timed") or {}).items():
+                self._print(escape(f"{graph}: not timed ({why})"))
         o = record["outcome"]
         style = {"pass": "bold green", "nothing-captured": "bold green", "fail": "bold red"}.get(
             o["status"], "bold yellow")

@@ -11,6 +11,7 @@ therefore shows up twice: as an address mismatch and as a stale, wrong result.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import torch
@@ -18,7 +19,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves, tree_map
 
 from vllm_preflight.capture.plan import pad_to
+from vllm_preflight.verify import routing
 from vllm_preflight.verify.compare import CLOSE, EXACT, MISMATCH, Comparison, compare
+from vllm_preflight.verify.host_sync import HostSyncWatch
 from vllm_preflight.verify.probe import DYNAMIC, HOST_READS, run_entered, tagged_data_dependent, toy_op_name
 from vllm_preflight.verify.split import SplitGraph, run_split
 
@@ -42,6 +45,16 @@ class AddressLog:
     frozen_checks: int = 0      # host reads and data-dependent sizes compared with their capture values
     frozen_changes: int = 0     # ... that a replay computed differently (a graph would replay the old one)
     frozen_examples: list[str] = field(default_factory=list)
+    # host reads, host syncs and data-dependent sizes seen while capturing: each makes a real
+    # capture raise, whether or not its value would ever change
+    captured_reads: int = 0
+    capture_examples: list[str] = field(default_factory=list)
+
+    def record_capture(self, unit: str, size: int, frozen: list[tuple]) -> None:
+        self.captured_reads += len(frozen)
+        for kind, op, _ in frozen:
+            if len(self.capture_examples) < 5:
+                self.capture_examples.append(f"{unit}@{size}: {op} ({kind}) while capturing: a real capture raises")
 
     def record(self, unit: str, size: int, before: list[int], now: list[int]) -> None:
         self.checks += len(before)
@@ -98,11 +111,16 @@ class FrozenRecorder(TorchDispatchMode):
         return out
 
 
-def run_recorded(runnable, args) -> tuple[object, list[tuple]]:
+def run_recorded(runnable, args, syncs: bool = True) -> tuple[object, list[tuple]]:
+    """Run `runnable` and log what a graph would freeze: dispatch-level host reads with their
+    values and data-dependent sizes (FrozenRecorder), then (with `syncs`: at capture, where
+    each one fails the capture) the torch-function-level host syncs CPU torch does not dispatch
+    as reads (`.cpu()`, `.tolist()`, `bool(t)`), value-less."""
     rec = FrozenRecorder()
-    with rec:
+    with rec, (HostSyncWatch() if syncs else contextlib.nullcontext()) as watch:
         out = runnable(*args)
-    return out, rec.log
+    events = watch.events if watch is not None else []
+    return out, rec.log + [("host sync", sync + (f" inside {inside}" if inside else ""), None) for sync, inside in events]
 
 
 def alias(value):
@@ -130,7 +148,10 @@ class EmulatedGraph:
     static outputs, and every host read and data-dependent size the unit computed. At replay it
     recomputes from the memory at the captured addresses, copies into the static outputs, and
     logs every input that moved and every host read or size that came out different: a real
-    graph would have replayed the captured value, so a difference is a failure, not a pass."""
+    graph would have replayed the captured value, so a difference is a failure, not a pass.
+    Every host read, host sync or data-dependent size seen while capturing is logged too
+    (`AddressLog.captured_reads`): a real capture raises on each, even on a value that never
+    changes. Control N5 blinds nothing and plants such reads; blinding the recorder fails N5."""
 
     def __init__(self, name: str, runnable, runtime: Runtime, log: AddressLog):
         self.name, self.runnable, self.runtime, self.log = name, runnable, runtime, log
@@ -142,12 +163,13 @@ class EmulatedGraph:
             return self.runnable(*args)
         if mode == "capture" or size not in self.entries:
             out, frozen = run_recorded(self.runnable, args)
+            self.log.record_capture(self.name, size, frozen)
             self.entries[size] = (tree_map(alias, list(args)), addresses(args), out, frozen)
             return out
         captured_args, captured_ptrs, out, frozen = self.entries[size]
         self.log.record(self.name, size, captured_ptrs, addresses(args))
-        fresh, replayed = run_recorded(self.runnable, captured_args)
-        self.log.record_frozen(self.name, size, frozen, replayed)
+        fresh, replayed = run_recorded(self.runnable, captured_args, syncs=False)
+        self.log.record_frozen(self.name, size, [f for f in frozen if f[0] != "host sync"], replayed)
         for static, new in zip(tree_leaves(out), tree_leaves(fresh)):
             if isinstance(static, torch.Tensor):
                 static.copy_(new)
@@ -188,8 +210,11 @@ class Tally:
     failures: list[str] = field(default_factory=list)   # examples (the first 5)
     levels: dict[str, int] = field(default_factory=dict)  # level -> how many comparisons ended there
 
+    routing_flips: int = 0  # near-tie routing flips tolerated (routing.compare_with_flips), all counted
+
     def note(self, what: str, got: Comparison) -> None:
         self.comparisons += 1
+        self.routing_flips += got.flips
         self.levels[got.level] = self.levels.get(got.level, 0) + 1
         if self.worst is None or not got.at_least(self.worst.level) or (
                 got.level == self.worst.level and got.max_abs > self.worst.max_abs):
@@ -226,7 +251,7 @@ class Tally:
 
     def metrics(self) -> dict:
         return {"comparisons": self.comparisons, "worst_level": self.level, "max_abs": self.max_abs,
-                "levels": dict(self.levels)}
+                "levels": dict(self.levels), "routing_flips": self.routing_flips}
 
 
 @dataclass
@@ -280,13 +305,21 @@ def capture_and_replay(model, runner: GraphRunner, sizes: list[int], padded: lis
             runner.set("replay", p)
             got = runner(static_in[:p]).clone()
             runner.set("eager")
-            res.padded.note(f"{n} padded to {p}", compare(got, model(padded_x)))
-            res.unpadded.note(f"{n} padded to {p}, first {n} rows", compare(got[:n], model(x)))
+            # the replay equals eager on the padded batch bitwise (checked right here), so the
+            # eager runs' routing is the replay's: flips after padding are counted from them
+            with routing.recording() as padded_routing:
+                res.padded.note(f"{n} padded to {p}", compare(got, model(padded_x)))
+            with routing.recording() as reference:
+                want = model(x)
+            res.unpadded.note(f"{n} padded to {p}, first {n} rows", routing.compare_with_flips(
+                got[:n], want, routing.flips(reference, padded_routing, n, model.dtype)))
     return res
 
 
 def split_matches_eager(model, sg: SplitGraph, sizes: list[int], device="cpu", seed: int = 500) -> Tally:
-    """A1: the split pieces, all run eagerly in order, against the model itself: bitwise."""
+    """A1 proves the split computes the model: the pieces, all run eagerly in order, equal the
+    model bitwise. It fails on a split that loses, reorders or duplicates work (tests plant a
+    changed piece, test_verify_split.py)."""
     tally = Tally(EXACT)
     for s in sizes:
         x = model.inputs(s, seed + s, device)

@@ -15,8 +15,9 @@ from typing import Any
 import torch
 from torch import fx
 
-from vllm_preflight.capture.opnames import ATTENTION_OP, MOE_OPS, short
+from vllm_preflight.capture.opnames import ATTENTION_OP, MOE_OPS, short, unsplit
 from vllm_preflight.capture.plan import VerifyPlan
+from vllm_preflight.verify.host_sync import fx_host_copy
 from vllm_preflight.verify.outcome import FAIL, INFO, PASS, SKIP, WARN, Check
 from vllm_preflight.verify.probe import OpBehaviour, is_opaque, op_namespace
 from vllm_preflight.verify.split import SplitGraph
@@ -32,7 +33,6 @@ def _free_unbacked_symbols() -> Callable[[Any], Iterable[Any]] | None:
 
 free_unbacked_symbols = _free_unbacked_symbols()
 
-_HOST_METHODS = {"item", "tolist", "cpu", "numpy"}
 _FORBIDDEN = {"aten._local_scalar_dense", "aten._assert_scalar", "aten.item"}
 
 
@@ -106,12 +106,9 @@ def _new_unbacked(node: fx.Node) -> set:
 
 def _unsafe_reasons(node: fx.Node, behaviour: dict[str, OpBehaviour]) -> list[str]:
     reasons = []
-    if node.op == "call_method" and node.target in _HOST_METHODS:
-        reasons.append(f"host read .{node.target}()")
-    to_args = list(node.args[1:]) + list(node.kwargs.values())
-    if node.op == "call_method" and node.target == "to" and any(
-            str(a) == "cpu" or getattr(a, "type", None) == "cpu" for a in to_args):
-        reasons.append("copy to the host (.to('cpu'))")
+    host = fx_host_copy(node)
+    if host is not None:
+        reasons.append(f"host read / copy to the host: {host}")
     if node.op == "call_function":
         target = node.target
         if isinstance(target, torch._ops.OpOverload):
@@ -177,17 +174,29 @@ def classify_inputs(sg: SplitGraph, placeholder_kinds: dict[str, str]) -> list[I
 
 
 def check_names(sg: SplitGraph, plan: VerifyPlan) -> Check:
-    """V1: every configured name resolves; report what vLLM would silently drop."""
+    """V1 proves that every configured name the toy's calls depend on splits where the config
+    says, matched as `plan`'s release matches names (split.resolve_names). It FAILs when a
+    MoE or attention entry resolves to nothing and no other entry splits that op (the op then
+    stays inside a captured piece although the config lists it), e.g. `vllm::moe_forward.default`
+    on 0.11.1+ or a dotted name; other dead entries are reported. Control: N6 plants the
+    overload-qualified MoE name and requires V1 to fail."""
     dropped = sg.resolved.dropped
+    split_ops = {short(n) for n in sg.resolved.kept}
     detail = (f"{len(sg.resolved.kept)} of {len(plan.splitting_ops)} names resolve"
               + ("; dropped as vLLM drops them: " + "; ".join(f"{n} ({why})" for n, why in dropped) if dropped else ""))
-    suspicious = [n for n, _ in dropped if short(n) in MOE_OPS or short(n) == ATTENTION_OP]
-    return Check("V1", "splitting op names resolve", WARN if suspicious else PASS, detail,
-                 {"kept": list(sg.resolved.kept), "dropped": [n for n, _ in dropped]})
+    lost = [n for n, _ in dropped if short(n) in MOE_OPS + (ATTENTION_OP,) and short(n) not in split_ops]
+    redundant = [n for n, _ in dropped if short(n) in MOE_OPS + (ATTENTION_OP,) and short(n) in split_ops]
+    if lost:
+        detail = (f"listed but never split, so the op stays inside a captured piece: {', '.join(lost)}; " + detail)
+    status = FAIL if lost else WARN if redundant else PASS
+    return Check("V1", "splitting op names resolve", status, detail,
+                 {"kept": list(sg.resolved.kept), "dropped": [n for n, _ in dropped], "lost": lost})
 
 
 def check_ht_full(plan: VerifyPlan) -> Check:
-    """V2: vLLM's rule for DeepEP-HT with DP>1: MoE ops split out, and no FULL graph at all."""
+    """V2 is vLLM's own rule for DeepEP-HT with DP>1: the MoE ops split out (entries matched as
+    the release matches them, `opnames.unsplit`), and no FULL graph at all. check's VP301 reads
+    the same rule. Controls: N1 (MoE left out) and the P1 cross-check of the plan's FULL half."""
     if not plan.ht:
         return Check("V2", "DeepEP-HT graph rule", SKIP, "MoE does not use DeepEP high-throughput here")
     problems = []
@@ -196,9 +205,9 @@ def check_ht_full(plan: VerifyPlan) -> Check:
                         "forward, DeepEP-HT dispatch included: its host wait on the receive counts cannot "
                         "finish under capture (DeepEP 'CPU recv timeout', or a crash)")
     if plan.piecewise:
-        missing = [op for op in MOE_OPS if not any(short(k) == op for k in plan.splitting_ops)]
+        missing = unsplit(MOE_OPS, plan.splitting_ops, plan.name_matching)
         if missing:
-            problems.append("splitting_ops lack " + ", ".join(f"vllm::{m}" for m in missing))
+            problems.append("splitting_ops do not split at " + ", ".join(f"vllm::{m}" for m in missing))
     if problems:
         return Check("V2", "DeepEP-HT graph rule", FAIL, "; ".join(problems), graph="full" if plan.full else None)
     return Check("V2", "DeepEP-HT graph rule", PASS, "MoE ops are split points and no FULL graph is captured")
@@ -206,7 +215,18 @@ def check_ht_full(plan: VerifyPlan) -> Check:
 
 def check_graph(graph: str, sg: SplitGraph, behaviour: dict[str, OpBehaviour],
                 placeholder_kinds: dict[str, str]) -> StaticReport:
-    """V3-V7 for one graph kind."""
+    """V3-V7 for one graph kind, each on the split graph itself:
+
+    - V3 proves PIECEWISE splits at every attention call (vLLM's dispatcher asserts it); the
+      mutation test `attention-not-split` shows it failing.
+    - V4 proves nothing uncapturable sits inside a captured unit: host reads and copies to the
+      host in traced code (FX scan), ops tagged unsafe or data-dependent, new unbacked symbols,
+      and what the probe saw inside opaque ops (dispatch-level reads and data-dependent sizes,
+      torch-function-level `.cpu()` / `.tolist()` / `bool(t)`). Controls N1, N2 and N7.
+    - V5 proves no data-dependent size or scalar crosses into a captured piece (the mutation
+      test `host-read-in-toy` plants one).
+    - V6, V7 (info) describe the split and the inputs that rely on the address contract; they
+      cannot fail, so they are never counted as passed."""
     rep = StaticReport()
     units = _units(graph, sg)
     # V3 (piecewise only): vLLM's dispatcher asserts that PIECEWISE splits at every attention op.

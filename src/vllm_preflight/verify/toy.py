@@ -15,7 +15,7 @@ from typing import cast
 import torch
 
 from vllm_preflight.capture.opnames import ATTENTION_OP, MOE_OP, MOE_SHARED_OP
-from vllm_preflight.verify import ops
+from vllm_preflight.verify import ops, routing
 from vllm_preflight.verify.moe.contract import OutputContract
 from vllm_preflight.verify.moe.experts import DenseMoE, Experts, route
 
@@ -99,6 +99,7 @@ class MoE(torch.nn.Module):
         """Behind the op (eager, never traced): route, run the configured MoE implementation,
         and hand back new tensors as vLLM's `forward_impl` does (see moe/contract.py)."""
         topk_idx, topk_weights = route(router_logits, self.top_k)
+        routing.note(self.name, topk_idx, router_logits)
         fused = self.impl(hidden_states, topk_idx, topk_weights, self.experts).to(hidden_states.dtype)
         fused = self.contract.emit(self.name + ".fused", fused)
         if not self.shared:

@@ -5,7 +5,8 @@ ends them and everything they started with one signal to that group, and nothing
 are started here directly (one process per rank, all in one group) instead of through torchrun:
 they meet through a file store in the run's temporary folder, so no TCP store listens anywhere,
 and gloo / NCCL bootstrap sockets are pinned to the loopback interface for these single-node
-tiers. Nothing is left behind: no torchelastic log tree, no rank outliving verify.
+tiers. Nothing is left behind: no torchelastic log tree, no rank outliving verify, even a
+SIGKILLed one (every child watches a lifeline pipe, `lifeline.py`, and removes its folder).
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+
+from vllm_preflight.verify.lifeline import Lifeline
 
 # Single-node tiers: bootstrap sockets on loopback only.
 LOOPBACK_ENV = {"GLOO_SOCKET_IFNAME": "lo", "NCCL_SOCKET_IFNAME": "lo", "MASTER_ADDR": "127.0.0.1"}
@@ -36,19 +39,25 @@ class ChildResult:
 
 
 def run(cmd: list[str], deadline_s: float, env: dict | None = None, cwd: str | None = None) -> ChildResult:
+    """Run `cmd` in a session of its own under `deadline_s`; it gets a lifeline (a child that
+    calls `lifeline.watch_parent()` dies with verify, even a SIGKILLed one)."""
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd,
-                            start_new_session=True, text=True)
-    try:
-        out, _ = proc.communicate(timeout=deadline_s)
-        return ChildResult(proc.returncode, False, out or "", time.monotonic() - start)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc.pid, [proc])
-        out, _ = proc.communicate()
-        return ChildResult(None, True, out or "", time.monotonic() - start)
-    except BaseException:  # Ctrl-C, SIGTERM, a bug: never leave the child running
-        _kill_group(proc.pid, [proc])
-        raise
+    line = Lifeline()
+    with contextlib.closing(line):
+        child_env = dict(env if env is not None else os.environ)
+        child_env.update(line.env())
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=child_env, cwd=cwd,
+                                start_new_session=True, text=True, pass_fds=line.pass_fds)
+        try:
+            out, _ = proc.communicate(timeout=deadline_s)
+            return ChildResult(proc.returncode, False, out or "", time.monotonic() - start)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid, [proc])
+            out, _ = proc.communicate()
+            return ChildResult(None, True, out or "", time.monotonic() - start)
+        except BaseException:  # Ctrl-C, SIGTERM, a bug: never leave the child running
+            _kill_group(proc.pid, [proc])
+            raise
 
 
 def _kill_group(pgid: int, procs: list[subprocess.Popen]) -> None:
@@ -64,13 +73,15 @@ def _kill_group(pgid: int, procs: list[subprocess.Popen]) -> None:
             return
 
 
-def _start_in_group(argv: list[str], log, env: dict[str, str], pgid: int) -> subprocess.Popen:
+def _start_in_group(argv: list[str], log, env: dict[str, str], pgid: int,
+                    pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
     """Start `argv` in process group `pgid` (0: a new group that this child leads)."""
     if sys.version_info >= (3, 11):
-        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, process_group=pgid)
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, process_group=pgid,
+                                pass_fds=pass_fds)
     # Python 3.10 has no process_group: the same setpgid, in the child before exec (the one
     # call made there, as process_group does; nothing that could wait on another thread's lock)
-    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env,
+    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, pass_fds=pass_fds,
                             preexec_fn=lambda: os.setpgid(0, pgid))  # noqa: PLW1509 - see above
 
 
@@ -86,6 +97,8 @@ def launch_ranks(nproc: int, module: str, args: list[str], workdir: str, deadlin
                  "TMPDIR": workdir})
     procs: list[subprocess.Popen] = []
     with contextlib.ExitStack() as logs:  # every rank's log is closed, whatever happens
+        line = logs.enter_context(contextlib.closing(Lifeline()))  # the ranks die with verify and remove workdir
+        base.update(line.env(workdir))
         try:
             for rank in range(nproc):
                 log = logs.enter_context(open(os.path.join(workdir, f"rank{rank}.log"), "w"))
@@ -93,7 +106,7 @@ def launch_ranks(nproc: int, module: str, args: list[str], workdir: str, deadlin
                 # one new process group for all ranks (in verify's session: setpgid across sessions
                 # is not allowed); a terminal's Ctrl-C reaches verify, which ends the group itself
                 procs.append(_start_in_group([sys.executable, "-m", module, *args], log, rank_env,
-                                             0 if rank == 0 else procs[0].pid))
+                                             0 if rank == 0 else procs[0].pid, line.pass_fds))
             timed_out, failed_at = False, None
             while any(p.poll() is None for p in procs):
                 now = time.monotonic()
@@ -135,8 +148,8 @@ def run_rank_job(job: dict, nproc: int, deadline_s: float, graph: bytes | None =
         with open(job_path, "w") as f:
             json.dump(job, f)
         env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
-        child = launch_ranks(nproc, "vllm_preflight.verify.dist_worker",
-                             ["--job", job_path, "--out", out_path], tmp, deadline_s, env=env)
+        child = launch_ranks(nproc, "vllm_preflight.verify.child",
+                             ["rank", "--job", job_path, "--out", out_path], tmp, deadline_s, env=env)
         if os.path.exists(out_path):
             with open(out_path) as f:
                 return json.load(f), child

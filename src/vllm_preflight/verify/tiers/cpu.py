@@ -27,7 +27,14 @@ from vllm_preflight.verify.replay import (
 )
 from vllm_preflight.verify.split import split
 from vllm_preflight.verify.tiers import TierRun
-from vllm_preflight.verify.tiers.common import eager_input_count, moe_name, plan_extra, replay_checks, split_check
+from vllm_preflight.verify.tiers.common import (
+    eager_input_count,
+    moe_name,
+    node_split_checks,
+    plan_extra,
+    replay_checks,
+    split_check,
+)
 from vllm_preflight.verify.toy import DTYPES
 from vllm_preflight.verify.trace import export
 from vllm_preflight.verify.workbench import (
@@ -70,12 +77,16 @@ def run(plan: VerifyPlan, reporter, options: dict) -> TierRun:
             reporter.check(c)
 
     add(rep.checks)
+    add(node_split_checks(bench, options))
     eager_inputs = eager_input_count(bench) if plan.piecewise else 0
+    models: dict[str, tuple] = {}
     for graph in plan.graph_kinds:
         # The run-time checks run even where the static ones failed: the emulated replay freezes
         # host reads and data-dependent sizes as a graph would, so it must fail on its own too.
         for dtype in DTYPES_CHECKED:
-            model, sg = _model_for(bench, dtype, plan, max(sizes))
+            if dtype not in models:  # one toy per dtype, traced once, shared by both graph kinds
+                models[dtype] = _model_for(bench, dtype, plan, max(sizes))
+            model, sg = models[dtype]
             if graph == "piecewise":
                 add([split_check("A1", split_matches_eager(model, sg, sizes), graph, dtype)])
             log = AddressLog()
@@ -104,7 +115,10 @@ def _model_for(bench, dtype: str, plan: VerifyPlan, max_tokens: int):
 
 
 def protocol_emulation(cfg) -> Check:
-    """A2: HT emulation vs the dense reference, and DeepEP's invariants, for R in {1, 2, 4, 8}."""
+    """A2 proves the DeepEP-HT emulation computes the dense MoE and keeps DeepEP's own invariants
+    (receive counts, per-expert host lists, one partial sum per destination rank), for R in
+    {1, 2, 4, 8}. The mutation tests `ht-combine-drops-a-rank` and `ht-host-list-off-by-one`
+    show it failing."""
     tally = Tally(CLOSE)
     violations: list[str] = []
     for dtype in DTYPES_CHECKED:
@@ -145,22 +159,29 @@ def gloo_job(plan: VerifyPlan, bench, sizes: list[int], hang_rank: int | None = 
 run_ranks = watchdog.run_rank_job  # the launcher lives with the watchdog (no torch needed)
 
 
-def merge_rank_checks(ranks: list[dict], ids: list[str], titles: dict[str, str], what: str) -> list[Check]:
+def merge_rank_checks(ranks: list[dict], ids: list[str], titles: dict[str, str], what: str,
+                      graphs: tuple[str | None, ...] = (None,)) -> list[Check]:
+    """One check per id (and graph kind, where ranks report one): PASS only if every rank passed."""
     checks = []
     for cid in ids:
-        per_rank = [next((c for c in r["checks"] if c["id"] == cid), None) for r in ranks]
-        failed = [i for i, c in enumerate(per_rank) if c is None or c["status"] != PASS]
-        first = per_rank[failed[0] if failed else 0]
-        detail = f"{len(ranks)} {what} ranks; " + (f"rank {failed[0]}: " if failed else "rank 0: ") + \
-            (first["detail"] if first else "no result")
-        checks.append(Check(cid, titles[cid], FAIL if failed else PASS, detail,
-                            {"ranks": len(ranks), "failed_ranks": failed}))
+        kinds = [g for g in graphs if any(c["id"] == cid and c.get("graph") == g for r in ranks for c in r["checks"])]
+        for graph in kinds or [None]:
+            per_rank = [next((c for c in r["checks"] if c["id"] == cid and graph in (None, c.get("graph"))), None)
+                        for r in ranks]
+            failed = [i for i, c in enumerate(per_rank) if c is None or c["status"] != PASS]
+            first = per_rank[failed[0] if failed else 0]
+            detail = f"{len(ranks)} {what} ranks; " + (f"rank {failed[0]}: " if failed else "rank 0: ") + \
+                (first["detail"] if first else "no result")
+            checks.append(Check(cid, titles[cid], FAIL if failed else PASS, detail,
+                                {"ranks": len(ranks), "failed_ranks": failed}, graph=graph))
     return checks
 
 
 def gloo_lockstep(plan: VerifyPlan, bench, sizes: list[int], options: dict,
                   hang_rank: int | None = None) -> tuple[list[Check], list[dict]]:
-    """A5: the HT protocol across processes (gloo) and the piecewise replay in lockstep."""
+    """A5 proves the HT protocol across processes (gloo: A5a, against the dense reference and the
+    all-reduced counts) and the piecewise replay in lockstep (A5b, bitwise, addresses held), under
+    a watchdog: a rank that never joins fails A5 within the deadline (test_verify_gloo.py)."""
     nproc = options.get("world_size", 2)
     job = gloo_job(plan, bench, sizes, hang_rank)
     ranks, child = run_ranks(job, nproc, options.get("deadline_s", GLOO_DEADLINE_S),
@@ -178,4 +199,5 @@ def gloo_lockstep(plan: VerifyPlan, bench, sizes: list[int], options: dict,
 def run_controls(bench, sizes: list[int]) -> list[Check]:
     sample = bench.model.inputs(4, 99)
     return [controls.comparator_self_test(sample), controls.moe_not_split(bench),
-            controls.host_read_in_captured_region(), controls.fresh_moe_outputs(bench, sizes)]
+            controls.host_read_in_captured_region(), controls.fresh_moe_outputs(bench, sizes),
+            *controls.plan_controls(bench, sample)]
