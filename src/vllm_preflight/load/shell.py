@@ -5,41 +5,39 @@ The interpreter follows a script line by line without running anything: variable
 `bash -c SCRIPT ARGS...` runs a nested script with `$@`, wrappers (`exec`, `env K=V`,
 `numactl ...`, `nsys profile ...`, `docker run IMAGE ...`) are looked through. Control flow
 is not evaluated: a server in either branch of an `if` is found. Unknown values stay
-symbols (`load.symbols`).
+symbols (`load.symbols`). Expansion is `load.shell_expand`; images and their entrypoints
+`load.images`.
 """
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.load import limits
-from vllm_preflight.load.shell_words import Command, ShellSyntaxError, Word, lex
-from vllm_preflight.load.symbols import (
-    ArithError,
-    Lit,
-    Sym,
-    Text,
-    concat,
-    evaluate,
-    expr_names,
-    lit,
-    literal,
-    location_of,
-    parse_arith,
-    render_expr,
-    source_of,
-    split_fields,
-    substitute,
+from vllm_preflight.load.images import SERVER_MODULES, image_entrypoint, image_version, is_vllm_image
+from vllm_preflight.load.shell_expand import (
+    PLACE_CLOSE,
+    PLACE_OPEN,
+    Expansion,
+    FixedOrigin,
+    RelexOrigin,
+    TWord,
+    _bounded_list,
+    _too_complex,
+    text_size,
 )
+from vllm_preflight.load.shell_words import Command, ShellSyntaxError, Word, lex
+from vllm_preflight.load.symbols import Lit, Text, concat, lit, literal, source_of
 from vllm_preflight.model import Assumption, Location
 
-PLACE_OPEN, PLACE_CLOSE = "\ue000", "\ue001"
-_PLACEHOLDER = re.compile("\ue000(\\d+)\ue001")
+# re-exported: other loaders and tests import these from here
+__all__ = ["PLACE_CLOSE", "PLACE_OPEN", "FixedOrigin", "Found", "RelexOrigin", "ScriptError", "Shell", "TWord",
+           "basename", "image_entrypoint", "image_version", "is_vllm_image", "program_prefix", "text_size"]
+
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
-SERVER_MODULES = ("vllm.entrypoints.openai.api_server",)
 CLI_MODULE = "vllm.entrypoints.cli.main"
 SHELLS = ("bash", "sh", "zsh", "dash", "ksh", "ash")
 SKIP_KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}",
@@ -55,16 +53,6 @@ _DOCKER_FLAGS = {"--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty",
                  "--no-healthcheck", "-q", "--quiet", "--oom-kill-disable"}
 
 
-@dataclass(frozen=True)
-class TWord:
-    """One word of a server command template."""
-
-    text: Text
-    loc: Location | None
-    fields: bool = False  # an unquoted, unknown variable alone: expands to 0..n words
-    tag: str = ""  # where it came from, for findings ("config:KEY" for --config YAML words)
-
-
 @dataclass
 class Found:
     """A vLLM server command found in a script or manifest."""
@@ -76,52 +64,6 @@ class Found:
     findings: list[Finding] = field(default_factory=list)
     image: str | None = None
     image_loc: Location | None = None
-
-
-class FixedOrigin:
-    """Every offset maps to one place (text whose characters cannot be placed)."""
-
-    def __init__(self, loc: Location | None):
-        self.loc = loc
-
-    def location(self, offset: int) -> Location | None:
-        return self.loc
-
-
-class RelexOrigin:
-    """Offsets in text rebuilt from a Text (for `eval`, `bash -c`): back to where each
-    character was written; symbols travel as placeholders."""
-
-    def __init__(self, text: Text, fallback: Location | None):
-        self.fallback = fallback
-        self.pieces: list[tuple[int, int, Lit]] = []
-        self.syms: list[Sym] = []
-        flat = []
-        pos = 0
-        for s in text:
-            if isinstance(s, Lit):
-                self.pieces.append((pos, pos + len(s.text), s))
-                flat.append(s.text)
-                pos += len(s.text)
-            else:
-                ph = f"{PLACE_OPEN}{len(self.syms)}{PLACE_CLOSE}"
-                self.syms.append(s)
-                flat.append(ph)
-                pos += len(ph)
-        self.flat = "".join(flat)
-
-    def location(self, offset: int) -> Location | None:
-        end_piece = None
-        for a, b, piece in self.pieces:
-            if a <= offset < b:
-                loc = piece.location(offset - a)
-                return loc if loc is not None else self.fallback
-            if offset == b and b > a:
-                end_piece = (a, piece)
-        if end_piece is not None:
-            loc = end_piece[1].location(offset - end_piece[0])
-            return loc if loc is not None else self.fallback
-        return self.fallback
 
 
 def basename(word: str) -> str:
@@ -153,7 +95,7 @@ def program_prefix(words: Sequence[str | None]) -> tuple[int, int] | None:
     return None
 
 
-class Shell:
+class Shell(Expansion):
     """One shell's state while a script is read; results are shared with nested shells."""
 
     def __init__(self, *, pins: dict[str, str] | None = None, env: Mapping[str, Text | list[Text]] | None = None,
@@ -542,255 +484,6 @@ class Shell:
         self.found.append(Found(server_words, length, cenv, words[i].loc or loc, image=image,
                                 image_loc=words[i].loc))
 
-    # ------------------------------------------------------------ expansion
-    def lookup(self, name: str, index: str | None = None):
-        if name in self.pins:
-            value: object = lit(self.pins[name])
-        elif name in self.vars:
-            value = self.vars[name]
-        else:
-            return None
-        if isinstance(value, list):
-            if index in ("@", "*"):
-                return value
-            if index is None:
-                return value[0] if value else ()
-            try:
-                k = int(index)
-                return value[k] if -len(value) <= k < len(value) else ()
-            except ValueError:
-                return None
-        if index in ("@", "*"):
-            return [value]
-        if index not in (None, "0"):
-            return ()
-        return value
-
-    def expand(self, word: Word, origin, *, split: bool = True) -> list[TWord]:
-        fields: list[list] = []
-        cur: list = []
-        started = False
-        for part in word.parts:
-            if part.kind == "lit":
-                if part.quoted or part.text:
-                    started = True
-                cur.extend(self._lits(part.text, origin, part.start))
-                continue
-            value = self.value(part, origin)
-            if isinstance(value, list):
-                if part.quoted:
-                    for k, v in enumerate(value):
-                        if k:
-                            fields.append(cur)
-                            cur = []
-                        cur.extend(v)
-                        started = True
-                    continue
-                for k, v in enumerate(value):
-                    if k and (cur or started):
-                        fields.append(cur)
-                        cur, started = [], False
-                    cur, started = self._split_into(v, fields, cur, started)
-                continue
-            if part.quoted or not split:
-                cur.extend(value)
-                started = True
-            else:
-                cur, started = self._split_into(value, fields, cur, started)
-        if cur or started:
-            fields.append(cur)
-        self._bounded(fields, origin.location(word.start))
-        out = []
-        for f in fields:
-            text = concat(tuple(f))
-            out.append(TWord(text, location_of(text) or origin.location(word.start)))
-        if (len(word.parts) == 1 and word.parts[0].kind == "var" and not word.parts[0].quoted
-                and len(out) == 1 and len(out[0].text) == 1 and isinstance(out[0].text[0], Sym)
-                and out[0].text[0].kind == "var"):
-            out[0] = replace(out[0], fields=True)
-        return out
-
-    def _bounded(self, fields: list, loc: Location | None) -> None:
-        """Stop an input whose expansions grow past load.limits (`A="$A$A"` forty times)."""
-        pieces = sum(len(f) for f in fields)
-        self.steps[0] += pieces + 1
-        if self.steps[0] > limits.MAX_EXPANSION_STEPS:
-            _too_complex(f"more than {limits.MAX_EXPANSION_STEPS} expansion steps", loc)
-        if pieces > limits.MAX_VALUE_PIECES:
-            _too_complex(f"a word expands to more than {limits.MAX_VALUE_PIECES} pieces", loc)
-        for f in fields:
-            if text_size(f) > limits.MAX_VALUE_CHARS:
-                _too_complex(f"a word expands to more than {limits.MAX_VALUE_CHARS >> 20} MiB", loc)
-
-    @staticmethod
-    def _split_into(value: Text, fields: list, cur: list, started: bool):
-        lead, pieces, trail = split_fields(value)
-        if lead and (cur or started):
-            fields.append(cur)
-            cur, started = [], False
-        for k, piece in enumerate(pieces):
-            if k:
-                fields.append(cur)
-                cur = []
-            cur.extend(piece)
-            started = True
-        if trail and pieces:
-            fields.append(cur)
-            cur, started = [], False
-        return cur, started
-
-    def expand_scalar(self, word: Word | None, origin) -> Text:
-        if word is None:
-            return ()
-        out: list = []
-        for tw in self.expand(word, origin, split=False):
-            out.extend(tw.text)
-        return concat(tuple(out))
-
-    @staticmethod
-    def _lits(text: str, origin, start: int) -> list:
-        if PLACE_OPEN in text and isinstance(origin, RelexOrigin):
-            out: list = []
-            pos = 0
-            for m in _PLACEHOLDER.finditer(text):
-                if m.start() > pos:
-                    out.append(Lit(text[pos:m.start()], origin, start + pos))
-                k = int(m.group(1))
-                if k < len(origin.syms):
-                    out.append(origin.syms[k])
-                pos = m.end()
-            if pos < len(text):
-                out.append(Lit(text[pos:], origin, start + pos))
-            return out
-        return [Lit(text, origin, start)] if text else []
-
-    def value(self, part, origin):
-        loc = origin.location(part.start)
-        if part.kind == "arith":
-            return self.arith(part, loc)
-        if part.kind == "cmd":
-            return (Sym("opaque", part.source, part.source, loc=loc),)
-        name, op = part.text, part.op
-        if op == "other":
-            return (Sym("opaque", part.source, part.source, loc=loc),)
-        if name in ("@", "*"):
-            if name == "*" and part.quoted:
-                joined: list = []
-                for k, v in enumerate(self.positional):
-                    if k:
-                        joined.append(Lit(" "))
-                    joined.extend(v)
-                return tuple(joined)
-            return list(self.positional)
-        if name == "#":
-            return lit(str(len(self.positional)))
-        if name == "0":
-            return self.arg0
-        if name.isdigit():
-            k = int(name)
-            return self.positional[k - 1] if k - 1 < len(self.positional) else ()
-        if name in "?$!-":
-            return (Sym("opaque", part.source, part.source, loc=loc),)
-        val = self.lookup(name, part.index)
-        is_empty = val is not None and not isinstance(val, list) and len(val) == 0
-        if op in (":-", "-", ":=", "="):
-            if val is None or (op[0] == ":" and is_empty):
-                default = self.expand_scalar(part.operand, origin)
-                if val is None and name in self.runtime:
-                    self._assume(name, default, f"{self.runtime[name]}; resolved with the default in `{part.source}`")
-                elif val is None:
-                    self._assume(name, default, f"not set in the input; the default in `{part.source}`")
-                if op.endswith("="):
-                    self.vars[name] = default
-                return default
-            return val
-        if op in (":+", "+"):
-            if val is None or (op == ":+" and is_empty):
-                if val is None:
-                    self._assume(name, "", f"not set in the input, so `{part.source}` is empty")
-                return ()
-            return self.expand_scalar(part.operand, origin)
-        if val is None:
-            return (Sym("var", name, part.source, loc=loc),)
-        return val
-
-    def _assume(self, name: str, value, source: str) -> None:
-        shown = value if isinstance(value, str) else source_of(value)
-        a = Assumption(name, shown, source)
-        if a not in self.assumptions:
-            self.assumptions.append(a)
-
-    def _arith_text(self, text: str, loc: Location | None) -> str | None:
-        """The expression with its `$X`/`${X:-d}` expansions done (names kept for unknowns)."""
-        if "$" not in text:
-            return text
-        from vllm_preflight.load.shell_words import _Lexer
-
-        lexer = _Lexer(text + '"')
-        parts: list = []
-        try:
-            lexer._double_quoted(parts)
-        except ShellSyntaxError:
-            return None
-        pieces = []
-        for p in parts:
-            if p.kind == "lit":
-                pieces.append(p.text)
-                continue
-            v = self.value(p, FixedOrigin(loc))
-            if isinstance(v, list):
-                v = v[0] if v else ()
-            lit_text = literal(v)
-            if lit_text is not None:
-                pieces.append(lit_text if lit_text.strip() else "0")
-            elif len(v) == 1 and isinstance(v[0], Sym) and v[0].kind == "var":
-                pieces.append(v[0].name)
-            elif len(v) == 1 and isinstance(v[0], Sym) and v[0].kind == "arith":
-                pieces.append("(" + render_expr(v[0].expr) + ")")
-            else:
-                return None
-        return "".join(pieces)
-
-    def arith(self, part, loc: Location | None) -> Text:
-        opaque = (Sym("opaque", part.source, part.source, loc=loc),)
-        text = self._arith_text(part.text, loc)
-        if text is None:
-            return opaque
-        try:
-            tree = parse_arith(text)
-        except ArithError:
-            return opaque
-        values: dict = {}
-        for n in set(expr_names(tree)):
-            v = self.lookup(n)
-            if v is None:
-                continue
-            if isinstance(v, list):
-                v = v[0] if v else ()
-            s = literal(v)
-            if s is not None:
-                s = s.strip()
-                if not s:
-                    values[n] = 0
-                    continue
-                try:
-                    values[n] = int(s)
-                except ValueError:
-                    return opaque
-            elif len(v) == 1 and isinstance(v[0], Sym) and v[0].kind == "var":
-                values[n] = ("var", v[0].name)
-            elif len(v) == 1 and isinstance(v[0], Sym) and v[0].kind == "arith":
-                values[n] = v[0].expr
-            else:
-                return opaque
-        tree = substitute(tree, values)
-        if not expr_names(tree):
-            try:
-                return lit(str(evaluate(tree, {})))
-            except ArithError:
-                return opaque
-        return (Sym("arith", render_expr(tree), part.source, tree, loc=loc),)
-
     # ----------------------------------------------------------- assignments
     def _assignment_value(self, word: Word, origin):
         first = word.parts[0]
@@ -831,22 +524,6 @@ class Shell:
             self.exported.add(name)
 
 
-def text_size(text) -> int:
-    """Characters a Text stands for (symbols as their source)."""
-    return sum(len(s.text) if isinstance(s, Lit) else len(s.source) for s in text)
-
-
-def _too_complex(what: str, loc: Location | None):
-    from vllm_preflight.errors import InputError, InputFailure
-
-    raise InputFailure(InputError(loc.file if loc else "<input>", limits.too_complex(what), loc))
-
-
-def _bounded_list(values: list, loc: Location | None) -> None:
-    if len(values) > limits.MAX_VALUE_PIECES or sum(len(v) for v in values) > limits.MAX_VALUE_PIECES:
-        _too_complex(f"an array grows past {limits.MAX_VALUE_PIECES} elements", loc)
-
-
 class _Shifted:
     """Offsets in a part of a text (a here-document body) mapped back to the whole."""
 
@@ -884,54 +561,3 @@ def _after_eq(text: Text) -> Text:
             seen = True
     return tuple(out)
 
-
-# --------------------------------------------------------------- images
-_IMAGE = re.compile(r"^(?:(?P<registry>[^/]+\.[^/]+|localhost(?::\d+)?)/)?(?P<repo>[^:@]+)(?::(?P<tag>[^@]+))?(?:@.+)?$")
-_NOT_SERVER_IMAGE = re.compile(r"router|sidecar|proxy|bench|gateway|scheduler|epp|operator|client")
-# a PEP 440 version (pre/post/dev parts too: `v0.11.0rc1`, `v0.13.0.post1`), then the end or a
-# build suffix (`-cu126`); api.choose_release maps it to the release it belongs to
-_VERSION_TAG = re.compile(r"^v?(\d+\.\d+(?:\.\d+){0,2}(?:(?:a|b|rc|\.post|\.dev)\d+)*)(?:$|[-+_])")
-
-
-def image_entrypoint(args: list[TWord], loc: Location | None) -> tuple[list[TWord], Assumption]:
-    """The program a vLLM image runs before its args.
-
-    vllm/vllm-openai's entrypoint moved from `python3 -m vllm.entrypoints.openai.api_server`
-    to `vllm serve`; args that name the model with `--model` were written for the former,
-    a positional model for the latter, so the args choose.
-    """
-    first = literal(args[0].text) if args else None
-    if first is not None and first.startswith("-"):
-        head = [TWord(lit("python3"), loc), TWord(lit("-m"), loc), TWord(lit(SERVER_MODULES[0]), loc)]
-        return head, Assumption("entrypoint", "python3 -m " + SERVER_MODULES[0],
-                                "the image's entrypoint, for args that start with a flag (`--model ...`)")
-    head = [TWord(lit("vllm"), loc), TWord(lit("serve"), loc)]
-    return head, Assumption("entrypoint", "vllm serve", "the image's entrypoint, for args that start with the model")
-
-
-def is_vllm_image(image: str) -> bool:
-    """An image whose entrypoint is the vLLM server (vllm/vllm-openai and its builds)."""
-    m = _IMAGE.match(image.strip())
-    if not m:
-        return False
-    last = m.group("repo").rsplit("/", 1)[-1].lower()
-    return last.startswith("vllm") and not _NOT_SERVER_IMAGE.search(last)
-
-
-def image_version(image: str) -> str | None:
-    """The vLLM version in an upstream vLLM image tag (`vllm/vllm-openai:v0.22.1`), else None.
-
-    Only images of the vLLM project (Docker Hub `vllm/...` or a mirror of `vllm-openai`)
-    carry vLLM versions; tags of other products (llm-d, RHAIIS, ROCm builds) do not.
-    """
-    m = _IMAGE.match(image.strip())
-    if not m or not m.group("tag"):
-        return None
-    repo = m.group("repo").lower()
-    registry = (m.group("registry") or "docker.io").lower()
-    upstream = (registry in ("docker.io", "index.docker.io", "registry-1.docker.io") and repo.startswith("vllm/")) \
-        or repo.rsplit("/", 1)[-1] in ("vllm-openai", "vllm-openai-rocm", "vllm-tpu", "vllm-cpu")
-    if not upstream:
-        return None
-    v = _VERSION_TAG.match(m.group("tag"))
-    return v.group(1) if v else None
