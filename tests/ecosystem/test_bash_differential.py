@@ -63,11 +63,12 @@ def stubs(tmp_path) -> Path:
     return d
 
 
-def run_bash(script: Path, stubs: Path, variables: dict[str, str]) -> list[tuple[tuple[str, ...], dict]]:
+def run_bash(script: Path, stubs: Path, variables: dict[str, str], args: list[str] = ()
+             ) -> list[tuple[tuple[str, ...], dict]]:
     log = stubs.parent / f"log-{len(list(stubs.parent.glob('log-*')))}"
     log.mkdir()
     env = {"PATH": f"{stubs}:/usr/bin:/bin", "HOME": str(stubs.parent), "STUB_LOG": str(log), **variables}
-    subprocess.run([BASH, str(script)], check=False, env=env, cwd=stubs.parent, capture_output=True, timeout=30)
+    subprocess.run([BASH, str(script), *args], check=False, env=env, cwd=stubs.parent, capture_output=True, timeout=30)
     runs = []
     for f in sorted(log.iterdir(), key=lambda p: int(p.name)):
         argv_part, _, env_part = f.read_bytes().partition(b"\x01\x00")

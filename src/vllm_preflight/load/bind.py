@@ -54,7 +54,7 @@ class Bound:
     _binding: dict = field(default_factory=dict, repr=False)
 
 
-_PINNABLE = re.compile(r"(?:model\.)?[A-Za-z_][A-Za-z0-9_]*")
+_PINNABLE = re.compile(r"(?:model\.)?[A-Za-z_][A-Za-z0-9_]*|[1-9][0-9]*")  # a variable, a fact, a script argument
 
 
 def assume_hint(name: str, value: str = "VALUE") -> str | None:

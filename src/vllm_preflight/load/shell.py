@@ -21,6 +21,7 @@ from vllm_preflight.load.images import SERVER_MODULES, image_entrypoint, image_v
 from vllm_preflight.load.shell_expand import (
     PLACE_CLOSE,
     PLACE_OPEN,
+    CommandAborted,
     Expansion,
     FixedOrigin,
     RelexOrigin,
@@ -106,7 +107,8 @@ class Shell(Expansion):
         self.runtime = dict(runtime or {})
         self.vars: dict[str, Text | list[Text]] = dict(env or {})  # arrays are lists
         self.exported: set[str] = set(env or {})
-        self.positional = list(positional or [])
+        # a script's own arguments: `--assume 1=A --assume 2=B` runs it as `script A B`
+        self.positional = list(positional) if positional is not None else _pinned_args(self.pins)
         self.arg0 = arg0
         self.depth = depth
         if results is None:
@@ -173,7 +175,7 @@ class Shell(Expansion):
         fed.add(reader)
         # an unquoted delimiter: the body's $X expand in this shell first, so the child sees every variable
         child = Shell(pins=self.pins, env=dict(self.vars) if not quoted else dict(self.exported_env()),
-                      depth=self.depth + 1, results=self,
+                      positional=[], depth=self.depth + 1, results=self,
                       runtime={k: v for k, v in self.runtime.items() if k not in self.vars})
         child.run_text(body, _Shifted(origin, start), fallback=loc)
         return True
@@ -245,6 +247,12 @@ class Shell(Expansion):
         self.found[-1].findings.append(Finding("VP101", msg, loc))
 
     def run_command(self, cmd: Command, origin) -> None:
+        try:
+            self._run_command(cmd, origin)
+        except CommandAborted:
+            pass  # bash reports the expansion error and goes on with the next command
+
+    def _run_command(self, cmd: Command, origin) -> None:
         words = list(cmd.words)
         while words and words[0].literal() in SKIP_KEYWORDS:
             words.pop(0)
@@ -293,9 +301,11 @@ class Shell(Expansion):
         if first == "shift":
             n = literal(words[1].text) if len(words) > 1 else "1"
             try:
-                self.positional = self.positional[int(n or "1"):]
+                k = int(n or "1")
             except ValueError:
-                pass
+                return
+            if 0 <= k <= len(self.positional):  # bash: shifting past $# fails and changes nothing
+                self.positional = self.positional[k:]
             return
         if first in ("source", "."):
             self._source(words[1:], words[0].loc or loc)
@@ -539,6 +549,14 @@ class ScriptError(Exception):
         super().__init__(message)
         self.message = message
         self.loc = loc
+
+
+def _pinned_args(pins: Mapping[str, str]) -> list[Text]:
+    """Pins named 1, 2, ... (consecutive from 1) as the script's arguments."""
+    out: list[Text] = []
+    while str(len(out) + 1) in pins:
+        out.append(lit(pins[str(len(out) + 1)]))
+    return out
 
 
 def _is_assignment(word: Word) -> bool:

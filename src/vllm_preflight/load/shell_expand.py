@@ -231,48 +231,193 @@ class Expansion:
         if part.kind == "cmd":
             return (Sym("opaque", part.source, part.source, loc=loc),)
         name, op = part.text, part.op
-        if op == "other":
-            return (Sym("opaque", part.source, part.source, loc=loc),)
+        opaque = (Sym("opaque", part.source, part.source, loc=loc),)
+        if op == "other" or (name in "?$!-" and len(name) == 1):
+            return opaque
+        positional = name.isdigit() or name in ("@", "*")
         if name in ("@", "*"):
-            if name == "*" and part.quoted:
-                joined: list = []
-                for k, v in enumerate(self.positional):
-                    if k:
-                        joined.append(Lit(" "))
-                    joined.extend(v)
-                return tuple(joined)
-            return list(self.positional)
-        if name == "#":
-            return lit(str(len(self.positional)))
-        if name == "0":
-            return self.arg0
-        if name.isdigit():
-            k = int(name)
-            return self.positional[k - 1] if k - 1 < len(self.positional) else ()
-        if name in "?$!-":
-            return (Sym("opaque", part.source, part.source, loc=loc),)
-        val = self.lookup(name, part.index)
+            val: Text | list[Text] | None = list(self.positional)
+            if op == ":":
+                val = self._slice_args(part.arg, loc)
+                if val is None:
+                    return opaque
+            if name == "*" and part.quoted and isinstance(val, list):
+                return self._joined(val)
+            if op in ("", ":"):
+                return val
+        elif name == "#":
+            val = lit(str(len(self.positional)))
+        elif name == "0":
+            val = self.arg0
+        elif name.isdigit():
+            val = self._arg(int(name))
+        else:
+            val = self.lookup(name, part.index)
+        if op == "length":
+            if isinstance(val, list):
+                return lit(str(len(val)))
+            text = literal(val) if val is not None else ""
+            return lit(str(len(text))) if text is not None else opaque
         is_empty = val is not None and not isinstance(val, list) and len(val) == 0
+        unset = val is None or (name in ("@", "*") and not self.positional)
         if op in (":-", "-", ":=", "="):
-            if val is None or (op[0] == ":" and is_empty):
+            if unset or (op[0] == ":" and is_empty):
+                if op.endswith("=") and positional:
+                    # bash: "$1: cannot assign in this way"; the command is not run
+                    raise CommandAborted(f"`{part.source}`: bash cannot assign to a positional parameter")
                 default = self.expand_scalar(part.operand, origin)
-                if val is None and name in self.runtime:
+                if unset and name in self.runtime:
                     self._assume(name, default, f"{self.runtime[name]}; resolved with the default in `{part.source}`")
-                elif val is None:
+                elif unset and positional:
+                    self._assume(f"${name}", default, f"the script is read as run without arguments; the default "
+                                                      f"in `{part.source}`")
+                elif unset:
                     self._assume(name, default, f"not set in the input; the default in `{part.source}`")
                 if op.endswith("="):
                     self.vars[name] = default
                 return default
             return val
         if op in (":+", "+"):
-            if val is None or (op == ":+" and is_empty):
-                if val is None:
+            if unset or (op == ":+" and is_empty):
+                if unset and not positional:
                     self._assume(name, "", f"not set in the input, so `{part.source}` is empty")
                 return ()
             return self.expand_scalar(part.operand, origin)
+        if op in (":?", "?"):
+            if unset or (op == ":?" and is_empty):
+                # bash stops the script here with the message; the deployment must set it, so its
+                # value is an unknown the deployment provides
+                return (Sym("var", name, part.source, loc=loc),)
+            return val
         if val is None:
+            if positional:
+                return ()
             return (Sym("var", name, part.source, loc=loc),)
-        return val
+        if op == "":
+            return val
+        out = self._transformed(part, val, origin)
+        return opaque if out is None else out
+
+    def _arg(self, k: int) -> Text | None:
+        """Positional parameter $k (None when the shell has fewer arguments)."""
+        return self.positional[k - 1] if 0 < k <= len(self.positional) else None
+
+    @staticmethod
+    def _joined(values: list[Text]) -> Text:
+        """`"$*"`: the arguments joined by a blank (the first character of the default IFS)."""
+        joined: list = []
+        for k, v in enumerate(values):
+            if k:
+                joined.append(Lit(" "))
+            joined.extend(v)
+        return tuple(joined)
+
+    def _slice_args(self, arg: str, loc: Location | None) -> list[Text] | None:
+        """`${@:OFFSET[:LENGTH]}`: offset 0 is $0, 1 the first argument; negative counts from the end."""
+        bounds = self._offsets(arg, loc)
+        if bounds is None:
+            return None
+        offset, length = bounds
+        values = [self.arg0] + list(self.positional)
+        if offset < 0:  # counted back from one past the last argument ($0 when there is none)
+            offset = len(values) + offset
+            if offset < 0:
+                return []
+        if length is None:
+            return values[offset:]
+        if length < 0:
+            return None  # bash: "substring expression < 0"
+        return values[offset:offset + length]
+
+    def _offsets(self, arg: str, loc: Location | None) -> tuple[int, int | None] | None:
+        """The numbers of a substring expansion `OFFSET[:LENGTH]` (arithmetic), or None if unknown."""
+        texts = arg.split(":", 1)
+        out: list[int | None] = []
+        for t in texts:
+            if not t.strip():
+                out.append(0 if not out else None)
+                continue
+            expr = self._arith_text(t, loc)
+            try:
+                n = evaluate(parse_arith(expr), {}) if expr is not None else None
+            except ArithError:
+                n = None
+            if n is None:
+                return None
+            out.append(n)
+        return (out[0] or 0), (out[1] if len(out) > 1 else None)
+
+    def _transformed(self, part, val, origin) -> Text | list[Text] | None:
+        """Pattern removal/replacement, case change and substrings of a known value; None when
+        the value or the pattern is not known here."""
+        if isinstance(val, list):
+            out = [self._transformed(part, v, origin) for v in val]
+            return None if any(v is None for v in out) else [v for v in out if v is not None and not isinstance(v, list)]
+        text = literal(val)
+        if text is None:
+            return None
+        op = part.op
+        if op == ":":
+            bounds = self._offsets(part.arg, origin.location(part.start))
+            if bounds is None:
+                return None
+            offset, length = bounds
+            if offset < 0:
+                offset = max(len(text) + offset, 0) if -offset <= len(text) else len(text) + 1
+            if offset > len(text):
+                return ()
+            end = len(text) if length is None else (offset + length if length >= 0 else len(text) + length)
+            if end < offset:
+                return None  # bash: "substring expression < 0"
+            return lit(text[offset:end])
+        if op in ("^^", "^", ",,", ","):
+            if part.operand is not None and part.operand.parts:
+                return None  # a pattern limits which characters change: not followed
+            if op == "^^":
+                return lit(text.upper())
+            if op == ",,":
+                return lit(text.lower())
+            return lit((text[:1].upper() if op == "^" else text[:1].lower()) + text[1:])
+        pattern = self._pattern(part.operand, origin)
+        if pattern is None:
+            return None
+        if op in ("#", "##"):
+            ends = range(len(text) + 1) if op == "#" else range(len(text), -1, -1)
+            for k in ends:
+                if pattern.fullmatch(text[:k]):
+                    return lit(text[k:])
+            return lit(text)
+        if op in ("%", "%%"):
+            starts = range(len(text), -1, -1) if op == "%" else range(len(text) + 1)
+            for k in starts:
+                if pattern.fullmatch(text[k:]):
+                    return lit(text[:k])
+            return lit(text)
+        repl = literal(self.expand_scalar(part.replacement, origin)) if part.replacement is not None else ""
+        if repl is None:
+            return None
+        return lit(_replace(text, pattern, repl, op))
+
+    def _pattern(self, word: Word | None, origin) -> re.Pattern | None:
+        """A shell glob (`*`, `?`, `[...]`; quoted characters literal) as a regular expression."""
+        if word is None:
+            return re.compile("")
+        out = []
+        for p in word.parts:
+            if p.kind == "lit":
+                out.append(re.escape(p.text) if p.quoted else _glob(p.text))
+                continue
+            v = self.value(p, origin)
+            if isinstance(v, list):
+                v = self._joined(v)
+            t = literal(v)
+            if t is None:
+                return None
+            out.append(re.escape(t) if p.quoted else _glob(t))
+        try:
+            return re.compile("".join(out), re.DOTALL)
+        except re.error:
+            return None
 
     def _assume(self, name: str, value, source: str) -> None:
         shown = value if isinstance(value, str) else source_of(value)
@@ -366,3 +511,66 @@ def _too_complex(what: str, loc: Location | None):
 def _bounded_list(values: list, loc: Location | None) -> None:
     if len(values) > limits.MAX_VALUE_PIECES or sum(len(v) for v in values) > limits.MAX_VALUE_PIECES:
         _too_complex(f"an array grows past {limits.MAX_VALUE_PIECES} elements", loc)
+
+
+class CommandAborted(Exception):
+    """An expansion error that stops the command (bash prints it and runs the next one)."""
+
+
+def _glob(text: str) -> str:
+    """Unquoted glob characters as regular-expression syntax."""
+    out = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            end = text.find("]", i + 2 if text[i + 1:i + 2] in ("!", "^") else i + 1)
+            if end < 0:
+                out.append(re.escape(c))
+            else:
+                body = text[i + 1:end]
+                if body[:1] in ("!", "^"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        elif c == "\\" and i + 1 < len(text):
+            out.append(re.escape(text[i + 1]))
+            i += 1
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def _replace(text: str, pattern: re.Pattern, repl: str, op: str) -> str:
+    """`${X/p/r}` (first, longest match), `//` (every match), `/#` (at the start), `/%` (at the end)."""
+    n = len(text)
+    if op == "/#":
+        for k in range(n, -1, -1):
+            if pattern.fullmatch(text[:k]):
+                return repl + text[k:]
+        return text
+    if op == "/%":
+        for k in range(n + 1):
+            if pattern.fullmatch(text[k:]):
+                return text[:k] + repl
+        return text
+    out, i, changed = [], 0, False
+    while i <= n:
+        if changed and op == "/":
+            out.append(text[i:])
+            break
+        hit = next((k for k in range(n, i, -1) if pattern.fullmatch(text[i:k])), None)
+        if hit is None:
+            if i < n:
+                out.append(text[i])
+            i += 1
+            continue
+        out.append(repl)
+        i, changed = hit, True
+    return "".join(out)
+

@@ -13,6 +13,7 @@ from vllm_preflight.load.loaded import LoadedDeployment
 from vllm_preflight.load.server import build
 from vllm_preflight.load.shell import Found, ScriptError, Shell, image_version
 from vllm_preflight.load.source import Source, fail
+from vllm_preflight.load.symbols import lit
 
 
 def _sources(found: list[Found], path: str) -> list[str]:
@@ -28,7 +29,7 @@ def _sources(found: list[Found], path: str) -> list[str]:
 
 
 def servers_in(source: Source, variables: dict[str, str] | None, fmt: str) -> list[LoadedDeployment]:
-    sh = Shell(pins=variables)
+    sh = Shell(pins=variables, arg0=lit(source.path))  # $0: the script as named
     sh.sourcing.add(os.path.realpath(source.path))  # `source` of the script itself is a loop
     try:
         sh.run_text(source.text, source)

@@ -44,10 +44,14 @@ class Part:
     text: str
     quoted: bool
     start: int
-    op: str = ""  # var: "", ":-", "-", ":=", "=", ":+", "+", ":?", "?", or "other"
-    operand: Word | None = None  # var: the word after the operator
+    # var: "", ":-", "-", ":=", "=", ":+", "+", ":?", "?", patterns "#", "##", "%", "%%", "/", "//",
+    # "/#", "/%", case "^", "^^", ",", ",,", substring ":", `${#X}` "length", or "other"
+    op: str = ""
+    operand: Word | None = None  # var: the word after the operator (a pattern's pattern)
+    replacement: Word | None = None  # var `/`: the replacement word
     index: str | None = None  # var: array subscript text ("@", "*", "0", ...)
     source: str = ""  # the text as written, e.g. "${X:-8}"
+    arg: str = ""  # var `:`: the `offset[:length]` text
 
 
 @dataclass
@@ -375,40 +379,33 @@ class _Lexer:
         name = m.group(2)
         index = m.group(3)[1:-1] if m.group(3) else None
         if m.group(1):  # ${#X}: a length
-            parts.append(Part("var", name, quoted, start, op="other", index=index, source=source))
+            parts.append(Part("var", name, quoted, start, op="length", index=index, source=source))
             return
         rest = inner[m.end():]
         if not rest:
             parts.append(Part("var", name, quoted, start, index=index, source=source))
             return
-        for op in (":-", ":=", ":+", ":?", "-", "=", "+", "?"):
-            if rest.startswith(op):
-                operand_text = rest[len(op):]
-                operand_start = start + 2 + m.end() + len(op)
-                sub = _Lexer(operand_text)
-                sub_parts: list[Part] = []
-                sub.i = 0
-                # the operand is read like a double-quoted word when the expansion is quoted
-                try:
-                    if quoted:
-                        sub.t = operand_text + '"'
-                        sub.n = len(sub.t)
-                        sub._double_quoted(sub_parts)
-                    else:
-                        while sub.i < sub.n:
-                            w = sub._word()
-                            sub_parts.extend(w.parts)
-                            if sub.i < sub.n:  # a blank or operator inside the operand: keep it literal
-                                _Lexer._lit(sub_parts, sub.t[sub.i], False, sub.i)
-                                sub.i += 1
-                except ShellSyntaxError as e:
-                    raise ShellSyntaxError(e.message, operand_start + e.offset) from None
-                for p in sub_parts:
-                    _shift(p, operand_start)
-                operand = Word(sub_parts, operand_start, operand_start + len(operand_text))
-                parts.append(Part("var", name, quoted, start, op=op, operand=operand, index=index, source=source))
-                return
-        parts.append(Part("var", name, quoted, start, op="other", index=index, source=source))
+        operand_start = start + 2 + m.end()
+        op = next((o for o in _OPS if rest.startswith(o)), None)
+        if op is None and rest[0] == ":":  # ${X:offset[:length]} (`${X: -1}` too)
+            parts.append(Part("var", name, quoted, start, op=":", index=index, source=source, arg=rest[1:]))
+            return
+        if op is None:
+            parts.append(Part("var", name, quoted, start, op="other", index=index, source=source))
+            return
+        text = rest[len(op):]
+        at = operand_start + len(op)
+        if op[0] == "/":  # ${X/pattern/replacement}: split at the first unquoted `/`
+            cut = _unquoted_slash(text)
+            pattern, repl = (text, None) if cut < 0 else (text[:cut], text[cut + 1:])
+            operand = _operand(pattern, at, False)  # a pattern stays a pattern inside double quotes
+            replacement = _operand(repl, at + cut + 1, quoted) if repl is not None else None
+            parts.append(Part("var", name, quoted, start, op=op, operand=operand, index=index, source=source,
+                              replacement=replacement))
+            return
+        pattern_op = op[0] in "#%^,"  # a pattern stays a pattern inside double quotes
+        parts.append(Part("var", name, quoted, start, op=op, operand=_operand(text, at, quoted and not pattern_op),
+                          index=index, source=source))
 
     def _matching_close(self, i: int, open_: str, close: str, depth: int = 1) -> int:
         """Offset just past the close that balances `depth` opens, quote-aware."""
@@ -443,11 +440,59 @@ class _Lexer:
 
 def _shift(part: Part, by: int) -> None:
     part.start += by
-    if part.operand is not None:
-        part.operand.start += by
-        part.operand.end += by
-        for p in part.operand.parts:
-            _shift(p, by)
+    for word in (part.operand, part.replacement):
+        if word is not None:
+            word.start += by
+            word.end += by
+            for p in word.parts:
+                _shift(p, by)
+
+
+# parameter-expansion operators, longest first where one is a prefix of another
+_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?", "##", "#", "%%", "%", "//", "/#", "/%", "/", "^^", "^", ",,", ",")
+
+
+def _operand(text: str, at: int, quoted: bool) -> Word:
+    """The word after an expansion operator, read like a double-quoted word when the
+    expansion is quoted; a blank or operator inside it stays literal."""
+    sub = _Lexer(text)
+    sub_parts: list[Part] = []
+    try:
+        if quoted:
+            sub.t = text + '"'
+            sub.n = len(sub.t)
+            sub._double_quoted(sub_parts)
+        else:
+            while sub.i < sub.n:
+                w = sub._word()
+                sub_parts.extend(w.parts)
+                if sub.i < sub.n:
+                    _Lexer._lit(sub_parts, sub.t[sub.i], False, sub.i)
+                    sub.i += 1
+    except ShellSyntaxError as e:
+        raise ShellSyntaxError(e.message, at + e.offset) from None
+    for p in sub_parts:
+        _shift(p, at)
+    return Word(sub_parts, at, at + len(text))
+
+
+def _unquoted_slash(text: str) -> int:
+    """Offset of the first `/` outside quotes and escapes, or -1."""
+    i, quote = 0, ""
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "/":
+            return i
+        i += 1
+    return -1
 
 
 def lex(text: str) -> Script:
