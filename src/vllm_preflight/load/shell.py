@@ -48,6 +48,26 @@ NOT_SERVERS = {"echo", "printf", "grep", "egrep", "fgrep", "pgrep", "pkill", "ki
                "type", "cat", "tee", "sed", "awk", "curl", "wget", "test", "[", "[[", "ps", "man",
                "pip", "uv pip", "git", "read", "logger", "jq", "yq", "wc", "head", "tail"}
 MAX_DEPTH = 8
+# programs that run the rest of their words as a command (`nohup vllm serve ...`, `srun -N 2 vllm
+# serve ...`). Server words behind any other program are that program's arguments, never a command
+# that runs: prose read as a script ("Then run vllm serve ...") starts no server.
+WRAPPERS = frozenset({
+    "exec", "env", "command", "builtin", "nohup", "time", "timeout", "nice", "ionice", "numactl", "taskset",
+    "stdbuf", "sudo", "doas", "setsid", "chrt", "nsys", "ncu", "srun", "salloc", "mpirun", "mpiexec", "orterun",
+    "uv", "uvx", "conda", "mamba", "micromamba", "pixi", "poetry", "pipenv", "hatch", "apptainer", "singularity",
+    "docker", "podman", "nerdctl", "kubectl", "ray", "xargs", "strace", "ltrace", "valgrind", "gdb", "py-spy",
+    "perf", "dumb-init", "tini", "catatonit", "unbuffer", "screen", "ssh", "flock", "runuser", "systemd-run",
+    "prlimit", "gosu", "su-exec", "chroot", "opentelemetry-instrument", "ddtrace-run", "bsub", "pdsh", "clush",
+    "caffeinate", "watch", "parallel", "with-contenv", "s6-setuidgid", "chpst",
+})
+# programs that take the command as one string: (program, subcommands or None, option naming it or None)
+STRING_COMMANDS = {
+    "tmux": ({"new", "new-session", "new-window", "neww", "split-window", "splitw", "respawn-pane", "send-keys",
+              "send"}, None),
+    "sbatch": (None, "--wrap"),
+    "su": (None, "-c"),
+    "script": (None, "-c"),
+}
 # docker/podman run options that take no value
 _DOCKER_FLAGS = {"--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "-itd",
                  "--privileged", "--init", "-P", "--publish-all", "--read-only", "--sig-proxy",
@@ -65,6 +85,7 @@ class Found:
     findings: list[Finding] = field(default_factory=list)
     image: str | None = None
     image_loc: Location | None = None
+    assumptions: list[Assumption] = field(default_factory=list)  # about this server alone
 
 
 def basename(word: str) -> str:
@@ -329,9 +350,14 @@ class Shell(Expansion):
             if b in ("docker", "podman", "nerdctl") and "run" in plain[i + 1:i + 4]:
                 self._container_run(words[i + 1:], loc)
                 return
+        if plain and plain[0] is not None and basename(plain[0]) in STRING_COMMANDS:
+            self._string_command(words, loc)
+            return
         if span is None:
             return
         start, length = span
+        if start > 0 and not _runs_a_command(plain[0]):
+            return
         server_words = words[start:]
         if plain[start + length - 1] == "serve" and length > 2:  # python -m vllm.entrypoints.cli.main serve
             server_words = [TWord(lit("vllm"), words[start].loc), TWord(lit("serve"), words[start].loc)] + words[start + length:]
@@ -450,16 +476,47 @@ class Shell(Expansion):
         child.run_text(origin.flat, origin, fallback=script.loc or loc)
         return True
 
+    def _string_command(self, words: list[TWord], loc: Location | None) -> None:
+        """`tmux new-session -d -s NAME "vllm serve ..."`, `sbatch --wrap "..."`, `su -c "..."`:
+        the string is a script its shell runs."""
+        plain = [literal(w.text) for w in words]
+        subcommands, option = STRING_COMMANDS[basename(plain[0] or "")]
+        script: TWord | None = None
+        if subcommands is not None:
+            if not any(p in subcommands for p in plain[1:3]):
+                return
+            keys = {"Enter", "C-m", "KPEnter", "C-j"}
+            script = next((w for w, p in zip(reversed(words), reversed(plain)) if p not in keys), None)
+            if script is None or script is words[0] or (literal(script.text) or "").startswith("-"):
+                return
+        else:
+            for k, p in enumerate(plain):
+                if p is not None and p.startswith(f"{option}="):
+                    script = TWord(_after_eq(words[k].text), words[k].loc)
+                elif p == option and k + 1 < len(words):
+                    script = words[k + 1]
+        if script is None or self.depth >= MAX_DEPTH:
+            return
+        child = Shell(pins=self.pins, env=dict(self.exported_env()), positional=[], depth=self.depth + 1,
+                      results=self, runtime={k: v for k, v in self.runtime.items() if k not in self.vars})
+        origin = RelexOrigin(script.text, script.loc or loc)
+        child.run_text(origin.flat, origin, fallback=script.loc or loc)
+
     def _container_run(self, words: list[TWord], loc: Location | None) -> None:
+        """`docker run [OPTIONS] IMAGE [ARGS...]`: what the container runs, with its own environment
+        (`-e K=V`, `-e K` from this shell); `--entrypoint` replaces the image's program."""
         plain = [literal(w.text) for w in words]
         try:
             i = plain.index("run") + 1
         except ValueError:
             return
         cenv: list[tuple[str, Text]] = []
+        entrypoint: TWord | None = None
         while i < len(plain):
             w = plain[i]
             if w is None:
+                if not words[i].fields:  # `vllm/vllm-openai:${TAG}`: the image (`$DOCKER_OPTS` alone: options)
+                    break
                 i += 1
                 continue
             if not w.startswith("-"):
@@ -468,31 +525,45 @@ class Shell(Expansion):
             if name in _DOCKER_FLAGS or (not eq and re.fullmatch(r"-[a-zA-Z]{2,}", w)):
                 i += 1
                 continue
+            val_text = _after_eq(words[i].text) if eq else (words[i + 1].text if i + 1 < len(words) else ())
             if name in ("-e", "--env"):
-                val_text = _after_eq(words[i].text) if eq else (words[i + 1].text if i + 1 < len(words) else ())
                 vs = literal(val_text)
                 m = _ASSIGN.match(vs) if vs else None
                 if m is None and val_text and isinstance(val_text[0], Lit):
                     m = _ASSIGN.match(val_text[0].text)
                 if m:
                     cenv.append((m.group(1), _after_eq(val_text)))
+                elif vs and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", vs):  # `-e NAME`: this shell's value
+                    host = self.lookup(vs)
+                    if host is not None and not isinstance(host, list):
+                        cenv.append((vs, host))
+            elif name == "--entrypoint":
+                entrypoint = TWord(val_text, words[i].loc)
             i += 1 if eq else 2
         if i >= len(words):
             return
-        image = literal(words[i].text)
-        if image is None or not is_vllm_image(image):
-            return
+        image_word = words[i]
+        shown = source_of(image_word.text)
+        image = literal(image_word.text)
         rest = words[i + 1:]
+        if entrypoint is not None:
+            program = literal(entrypoint.text)
+            # `--entrypoint ""` leaves the args as the command; a shell without -c is interactive
+            rest = ([entrypoint] if program != "" else []) + rest
+        vllm_image = is_vllm_image(shown)
         span = program_prefix([literal(w.text) for w in rest])
-        if span is not None and span[0] == 0:
-            server_words, length = rest, span[1]
+        before = len(self.found)
+        if entrypoint is not None or (span is not None and span[0] == 0) or not vllm_image:
+            # the container runs a command of its own: read it in the container's environment
+            child = Shell(pins=self.pins, env=dict(cenv), positional=[], depth=self.depth + 1, results=self)
+            if self.depth < MAX_DEPTH and rest:
+                child.exec_words(rest, [], image_word.loc or loc)
         else:
-            head, note = image_entrypoint(rest, words[i].loc)
-            server_words, length = head + rest, len(head)
-            if note not in self.assumptions:
-                self.assumptions.append(note)
-        self.found.append(Found(server_words, length, cenv, words[i].loc or loc, image=image,
-                                image_loc=words[i].loc))
+            head, note = image_entrypoint(rest, image_word.loc)
+            self.found.append(Found(head + rest, len(head), cenv, image_word.loc or loc, assumptions=[note]))
+        for found in self.found[before:]:
+            if found.image is None:
+                found.image, found.image_loc = image or shown, image_word.loc
 
     # ----------------------------------------------------------- assignments
     def _assignment_value(self, word: Word, origin):
@@ -549,6 +620,14 @@ class ScriptError(Exception):
         super().__init__(message)
         self.message = message
         self.loc = loc
+
+
+def _runs_a_command(word: str | None) -> bool:
+    """Whether a command's first word runs the words after it: a known wrapper, a script of the
+    user's (a path), or a value not known here (`$LAUNCHER vllm serve ...`)."""
+    if word is None:
+        return True
+    return basename(word) in WRAPPERS or word.startswith(("/", "./", "../", "~/")) or word.endswith(".sh")
 
 
 def _pinned_args(pins: Mapping[str, str]) -> list[Text]:

@@ -1,0 +1,90 @@
+"""Issue 19: the shapes deployers write, read the way they run. Every input is written here."""
+from __future__ import annotations
+
+import textwrap
+
+from vllm_preflight.load.shell_file import load
+from vllm_preflight.load.source import Source
+
+
+def servers(text: str, path: str = "run.sh", variables=None):
+    return load(Source(path, textwrap.dedent(text)), variables)
+
+
+def argvs(text: str, path: str = "run.sh", variables=None) -> list[str]:
+    return [" ".join(d.argv) for d in servers(text, path, variables)]
+
+
+# ------------------------------------------------------------------ phantom servers
+def test_server_words_behind_a_program_that_is_no_launcher_are_its_arguments():
+    # prose read as a script, and programs that take `vllm serve` as data
+    assert argvs("""\
+        Then run vllm serve Qwen/Qwen3-8B --tool-call-parser hermes to enable tools
+        You can also use vllm serve m
+        grep -r "vllm serve" .
+        """) == []
+
+
+def test_launchers_and_user_wrappers_still_run_the_server():
+    assert argvs("""\
+        CUDA_VISIBLE_DEVICES=0,1 nohup numactl -N 0 vllm serve a -tp 2 &
+        srun --ntasks-per-node=1 --gpus-per-task=8 vllm serve b
+        timeout 3600 python3 -u -m vllm.entrypoints.openai.api_server --model c
+        ./with-env.sh vllm serve d
+        $LAUNCHER vllm serve e
+        uv run --with vllm vllm serve f
+        """) == ["vllm serve a -tp 2", "vllm serve b", "python3 -m vllm.entrypoints.openai.api_server --model c",
+                 "vllm serve d", "vllm serve e", "vllm serve f"]
+
+
+def test_an_interactive_shell_entrypoint_is_no_server():
+    assert argvs("""\
+        docker run --gpus all --entrypoint /bin/bash -it vllm/vllm-openai:v0.22.0
+        docker run --rm -it --entrypoint=bash vllm/vllm-openai:v0.22.0 -l
+        """) == []
+
+
+def test_an_entrypoint_override_runs_its_own_command():
+    [d] = servers("""\
+        IMAGE=vllm/vllm-openai:v0.22.0
+        docker run --rm --entrypoint bash -e VLLM_LOGGING_LEVEL=DEBUG $IMAGE -c "vllm serve m -tp ${TP:-2}"
+        """)
+    assert d.argv == ("vllm", "serve", "m", "-tp", "2")
+    assert d.vllm_version == "0.22.0" and dict(d.env) == {"VLLM_LOGGING_LEVEL": "DEBUG"}
+    [d] = servers("docker run --entrypoint vllm vllm/vllm-openai:v0.22.0 serve m --port 8001\n")
+    assert d.argv == ("vllm", "serve", "m", "--port", "8001")
+
+
+def test_any_image_running_the_server_command_is_read_and_the_host_env_is_passed_by_name():
+    [d] = servers("""\
+        export HF_TOKEN=hf_x
+        docker run --gpus all -e HF_TOKEN nvcr.io/nvidia/pytorch:25.01-py3 vllm serve m
+        """)
+    assert d.argv == ("vllm", "serve", "m") and dict(d.env) == {"HF_TOKEN": "hf_x"}
+    assert servers("docker run --gpus all nvcr.io/nvidia/pytorch:25.01-py3 python train.py\n") == []
+
+
+def test_an_image_with_a_variable_tag_is_still_the_vllm_image():
+    [d] = servers("docker run --gpus all vllm/vllm-openai:${TAG} --model m\n")
+    assert d.argv == ("python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "m")
+    assert d.vllm_version is None
+
+
+def test_the_entrypoint_assumption_belongs_to_its_own_server():
+    a, b = servers("""\
+        docker run vllm/vllm-openai:v0.22.0 m1
+        docker run vllm/vllm-openai:v0.22.0 --model m2
+        """)
+    assert [x.value for x in a.assumptions if x.fact == "entrypoint"] == ["vllm serve"]
+    assert [x.value for x in b.assumptions if x.fact == "entrypoint"] == [
+        "python3 -m vllm.entrypoints.openai.api_server"]
+
+
+def test_commands_given_as_one_string_to_tmux_sbatch_and_su():
+    assert argvs("""\
+        tmux new-session -d -s serve "vllm serve a --port 8001"
+        tmux send-keys -t serve 'vllm serve b' Enter
+        sbatch --wrap="vllm serve c"
+        su - svc -c 'vllm serve d'
+        tmux ls
+        """) == ["vllm serve a --port 8001", "vllm serve b", "vllm serve c", "vllm serve d"]
