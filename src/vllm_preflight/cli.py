@@ -98,7 +98,8 @@ class _CommandAfterDashes(click.Command):
 @click.option("--fail-on", "fail_on", default="error", show_default=True,
               type=click.Choice(["error", "warning", "info", "never"]),
               help="Exit 1 when a finding of this severity or above remains (a vLLM refusal is an error).")
-@click.option("--verbose", "-v", is_flag=True, help="Also list the files skipped as holding no vLLM server.")
+@click.option("--verbose", "-v", is_flag=True, help="Also list the files skipped as holding no vLLM server, and "
+              "the parts of files left out (a Markdown block that is no command, a YAML document that is not read).")
 @click.option("--skip-non-deployments", is_flag=True,
               help="A named FILE or folder holding no vLLM server is skipped, not an error, and finding "
                    "none at all exits 0 (the pre-commit hook passes every YAML and shell file).")
@@ -135,7 +136,8 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     ignores.apply(report, config)
     if verbose:
         for path in report.skipped:
-            click.echo(f"vllm-preflight: skipped {visible(path)}: holds no vLLM server", err=True)
+            reason = getattr(path, "reason", "holds no vLLM server")  # load.loaded.Skipped: a part of a file
+            click.echo(f"vllm-preflight: skipped {visible(path)}: {visible(reason)}", err=True)
     if require and not report.results and not report.errors:
         click.echo("vllm-preflight: no vLLM server found in what was given; nothing was checked", err=True)
     _emit(lambda: _render(fmt, report, fail_on, verbose, require))

@@ -88,3 +88,77 @@ def test_commands_given_as_one_string_to_tmux_sbatch_and_su():
         su - svc -c 'vllm serve d'
         tmux ls
         """) == ["vllm serve a --port 8001", "vllm serve b", "vllm serve c", "vllm serve d"]
+
+
+# ------------------------------------------------------------------ Markdown blocks
+def md(text: str, skipped: list | None = None):
+    from vllm_preflight.load.markdown import load_markdown
+
+    return load_markdown(Source("GUIDE.md", textwrap.dedent(text)), None, skipped)
+
+
+GUIDE = """\
+    # Serving Qwen3
+
+    Start it with `vllm serve Qwen/Qwen3-8B --tool-call-parser hermes` as shown below.
+
+    ```
+    INFO 03-01 12:00:01 api_server.py:1] vLLM's API server started
+    ```
+
+    ```python
+    print("it's")
+    ```
+
+    ```bash
+    export MODEL=Qwen/Qwen3-8B
+    ```
+
+    ```bash
+    vllm serve $MODEL --port <port> -tp 2
+    ```
+
+    ```text
+    You can run vllm serve Qwen/Qwen3-8B --tool-call-parser hermes to enable tools.
+    ```
+
+    1. Or in a virtual environment:
+
+       ```sh
+       (venv) $ vllm serve other \\
+           --max-model-len 4096
+       Loading weights took 3.2 s
+       ```
+    """
+
+
+def test_each_markdown_block_stands_alone():
+    skipped: list = []
+    a, b = md(GUIDE, skipped)
+    assert a.argv == ("vllm", "serve", "Qwen/Qwen3-8B", "--port", "<port>", "-tp", "2")
+    assert (a.location.line, a.location.column) == (18, 1)
+    assert b.argv == ("vllm", "serve", "other", "--max-model-len", "4096")
+    assert (b.location.line, b.location.column) == (28, 13)  # after the list indent and the prompt
+    # the log with an apostrophe is left out and said; prose, inline code and Python are not read
+    assert skipped == ["GUIDE.md:6"] and "unterminated single quote" in skipped[0].reason
+
+
+def test_a_placeholder_is_an_unknown_value_the_deployment_fills():
+    from vllm_preflight.api import check_deployment
+
+    [d] = md("```bash\nvllm serve <model> --port <port> -tp <tp>\n```\n")
+    res = check_deployment(d).to_json()
+    assert res["resolved"]["parallel_config"]["tensor_parallel_size"] == 1  # the least value, stated
+    assert "<tp>" in res["depends_on"]
+    assert any("--assume '<tp>=VALUE'" in f["message"] for f in res["findings"])
+
+
+def test_a_markdown_file_whose_only_block_fails_says_it_holds_no_server(tmp_path):
+    from vllm_preflight.load import load_paths
+
+    p = tmp_path / "NOTES.md"
+    p.write_text("```\nit's output\n```\n")
+    skipped: list = []
+    found, errors = load_paths([str(p)], skipped=skipped)
+    assert found == [] and "no `vllm serve` command" in errors[0].message
+    assert [str(s) for s in skipped] == [f"{p}:2"]

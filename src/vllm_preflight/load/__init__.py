@@ -122,14 +122,17 @@ def load_source(source, fmt: str, variables: dict[str, str] | None = None, *, de
 
 
 def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, depth: int = 0,
-                 input_format: str | None = None) -> tuple[list[LoadedDeployment], str]:
+                 input_format: str | None = None, skipped: list | None = None
+                 ) -> tuple[list[LoadedDeployment], str]:
+    """The servers of one input, and the format it was read as; parts of it that were read and
+    left out (a Markdown block that is no command, ...) are appended to `skipped`."""
     from vllm_preflight.load import kubernetes, preflight_file, shell_file
     from vllm_preflight.load.source import fail
 
     if fmt == "shell":
         return shell_file.load(source, variables), fmt
     if fmt == "markdown":
-        return shell_file.load_markdown(source, variables), fmt
+        return shell_file.load_markdown(source, variables, skipped), fmt
     docs = _parse_yaml(source)
     if not any(d.data is not None for d in docs):
         fail(source.path, "no YAML documents")
@@ -148,7 +151,7 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
 
 
 def load_file(path: str, variables: dict[str, str] | None = None, *, input_format: str | None = None,
-              depth: int = 0, walking: bool = False) -> list[LoadedDeployment]:
+              depth: int = 0, walking: bool = False, skipped: list | None = None) -> list[LoadedDeployment]:
     """Deployments in one file; InputFailure when it cannot be read (or, named on the command
     line, holds no vLLM server)."""
     from vllm_preflight.load.source import fail, read_source
@@ -157,7 +160,7 @@ def load_file(path: str, variables: dict[str, str] | None = None, *, input_forma
     fmt = input_format if input_format and input_format != "auto" else detect_format(source)
     if walking and fmt in ("shell", "markdown") and "vllm" not in source.text.lower():
         return []
-    found, fmt = _load_source(source, fmt, variables, depth=depth, input_format=input_format)
+    found, fmt = _load_source(source, fmt, variables, depth=depth, input_format=input_format, skipped=skipped)
     if not found and not walking:
         what = {"yaml": "YAML that is neither a Kubernetes manifest, a vLLM --config file nor a deployment file",
                 "shell": "no `vllm serve` (or api_server) command", "markdown": "no `vllm serve` command in its "
@@ -271,6 +274,7 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
     done: set[str] = set()
     holding: set[str] = set()  # files that held a server
     walked: list[tuple[str, list[LoadedDeployment]]] = []
+    parts: list[str] = []  # parts of files read and left out (Markdown blocks, YAML documents)
     for p in paths:
         if os.path.isdir(p):
             held, failed = False, len(errors)
@@ -281,7 +285,7 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
                     continue
                 done.add(real)
                 try:
-                    found = load_file(f, variables, input_format=input_format, walking=True)
+                    found = load_file(f, variables, input_format=input_format, walking=True, skipped=parts)
                 except InputFailure as e:
                     errors.extend(getattr(e, "errors", [e.error]))
                     continue
@@ -306,7 +310,7 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
         done.add(real)
         try:
             found = _within_limits(load_file(p, variables, input_format=input_format,
-                                             walking=not require_servers), errors)
+                                             walking=not require_servers, skipped=parts), errors)
             if found:
                 holding.add(real)
             elif skipped is not None:
@@ -316,6 +320,8 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
             errors.extend(getattr(e, "errors", [e.error]))
         except Exception as e:  # noqa: BLE001 - a bug on one input must not cost the others
             errors.append(InputError.from_bug(p, e))
+    if skipped is not None:
+        skipped.extend(parts)
     # a --config file found in a folder and folded into another file's command is not a server of its own
     folded = {f for d in deployments for f in getattr(d, "config_files", ()) if getattr(d, "format", "") != "vllm-config"}
     if folded:

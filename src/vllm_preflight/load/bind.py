@@ -54,7 +54,8 @@ class Bound:
     _binding: dict = field(default_factory=dict, repr=False)
 
 
-_PINNABLE = re.compile(r"(?:model\.)?[A-Za-z_][A-Za-z0-9_]*|[1-9][0-9]*")  # a variable, a fact, a script argument
+# a variable, a model fact, a script argument, a Markdown `<placeholder>`
+_PINNABLE = re.compile(r"(?:model\.)?[A-Za-z_][A-Za-z0-9_]*|[1-9][0-9]*|<[A-Za-z][A-Za-z0-9_.:/-]*>")
 
 
 def assume_hint(name: str, value: str = "VALUE") -> str | None:

@@ -34,3 +34,15 @@ class LoadedDeployment(Deployment):
     name: str | None = None  # a reader's name: "LeaderWorkerSet wide-ep-decode, worker pods, container vllm"
 
     __hash__ = object.__hash__  # templates hold YAML values; identity is enough
+
+
+class Skipped(str):
+    """A file, or a part of one (a Markdown block, a YAML document, a resource), that was read
+    and holds no server the tool reads, with why; `--verbose` lists them."""
+
+    reason: str
+
+    def __new__(cls, where: str, reason: str = "holds no vLLM server"):
+        obj = super().__new__(cls, where)
+        obj.reason = reason
+        return obj

@@ -132,6 +132,7 @@ class Shell(Expansion):
         self.positional = list(positional) if positional is not None else _pinned_args(self.pins)
         self.arg0 = arg0
         self.depth = depth
+        self.placeholders = False  # Markdown: `<name>` is an unknown value (load.markdown)
         if results is None:
             self.found: list[Found] = []
             self.assumptions: list[Assumption] = []
@@ -149,7 +150,7 @@ class Shell(Expansion):
     def run_text(self, text: str, origin, *, fallback: Location | None = None) -> None:
         """Lex and run a script; a syntax error becomes ShellSyntaxError with a Location."""
         try:
-            script = lex(text)
+            script = lex(text, self.placeholders)
         except ShellSyntaxError as e:
             raise ScriptError(e.message, origin.location(e.offset) or fallback) from None
         cmds = script.commands
@@ -198,7 +199,7 @@ class Shell(Expansion):
         child = Shell(pins=self.pins, env=dict(self.vars) if not quoted else dict(self.exported_env()),
                       positional=[], depth=self.depth + 1, results=self,
                       runtime={k: v for k, v in self.runtime.items() if k not in self.vars})
-        child.run_text(body, _Shifted(origin, start), fallback=loc)
+        child.run_text(body, Shifted(origin, start), fallback=loc)
         return True
 
     def _source(self, words: list[TWord], loc: Location | None) -> None:
@@ -605,7 +606,7 @@ class Shell(Expansion):
             self.exported.add(name)
 
 
-class _Shifted:
+class Shifted:
     """Offsets in a part of a text (a here-document body) mapped back to the whole."""
 
     def __init__(self, origin, base: int):

@@ -2,8 +2,7 @@
 
 A script is read the way the shell would run it (`load.shell`); each server command it
 starts is one Deployment. A file with one server keeps the path as its source (the issue-2
-FILE form); with several, each is `PATH:LINE`. Markdown files contribute their shell code
-blocks (```bash, ```sh, ```console with `$ ` prompts, unlabelled), at their own lines.
+FILE form); with several, each is `PATH:LINE`. Markdown files are read by `load.markdown`.
 """
 from __future__ import annotations
 
@@ -37,8 +36,15 @@ def servers_in(source: Source, variables: dict[str, str] | None, fmt: str) -> li
         loc = e.loc
         what = e.message if e.message.startswith("input too complex") else f"shell syntax error: {e.message}"
         fail(source.path, what, loc.line if loc else None, loc.column if loc else None)
+    return deployments(sh, source.path, fmt)
+
+
+def deployments(sh: Shell, path: str, fmt: str, *, required: bool = True) -> list[LoadedDeployment]:
+    """The servers a shell found in the file at `path`. With `required`, a file whose only
+    mention of vLLM is a construct the tool does not follow is an error that says so."""
+    source = Source(path, "")
     base = os.path.dirname(os.path.abspath(source.path))
-    if not sh.found:
+    if not sh.found and required:
         # a server the tool cannot follow (a here-document fed to ssh, eval of an unknown value)
         # is said, not skipped silently
         about = [n for n in sh.notes if "vLLM" in n.message or "vllm" in n.message]
@@ -60,51 +66,14 @@ def load(source: Source, variables: dict[str, str] | None = None) -> list[Loaded
     return servers_in(source, variables, "shell")
 
 
-_SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "text"}
-_PROMPT_LANGS = ("console", "shell-session", "shellsession")
+def load_markdown(source: Source, variables: dict[str, str] | None = None, skipped: list | None = None
+                  ) -> list[LoadedDeployment]:
+    from vllm_preflight.load.markdown import load_markdown as load_md
+
+    return load_md(source, variables, skipped)
 
 
 def markdown_shell(text: str) -> str:
-    """The file with everything but shell code blocks blanked, lines kept in place.
+    from vllm_preflight.load.markdown import markdown_shell as masked
 
-    Fenced blocks are found by a CommonMark parser (markdown-it-py): a fence closes only on
-    a fence of the same character at least as long, so a ````markdown block that shows a
-    ```bash example stays one block. Lines keep their columns where the block is indented.
-    """
-    from markdown_it import MarkdownIt  # imported for Markdown inputs only
-
-    lines = text.split("\n")
-    out = [""] * len(lines)
-    if "```" not in text and "~~~" not in text:
-        return "\n".join(out)  # no fenced block at all: nothing to parse
-    # block structure only: inline parsing of a 4 MiB paragraph is millions of tokens (>1 GB)
-    for tok in MarkdownIt("commonmark").disable(["inline", "text_join"]).parse(text):
-        if tok.type != "fence" or not tok.map:
-            continue
-        lang = (tok.info.split() or [""])[0].strip("{}.").lower()
-        if lang not in _SHELL_LANGS:
-            continue
-        first = tok.map[0] + 1  # the line after the opening fence
-        body = tok.content.split("\n")[:-1] if tok.content.endswith("\n") else tok.content.split("\n")
-        for i, code in enumerate(body):
-            n = first + i
-            if n >= len(lines):
-                break
-            original = lines[n]
-            line = code
-            if code and original.endswith(code):
-                line = " " * (len(original) - len(code)) + code  # keep the column, drop `> ` and indents
-            if lang in _PROMPT_LANGS:
-                stripped = line.lstrip()
-                if stripped.startswith("$ "):
-                    indent = len(line) - len(stripped)
-                    line = " " * (indent + 2) + stripped[2:]
-                elif not (n > 0 and out[n - 1].rstrip().endswith("\\")):
-                    line = ""
-            out[n] = line
-    return "\n".join(out)
-
-
-def load_markdown(source: Source, variables: dict[str, str] | None = None) -> list[LoadedDeployment]:
-    masked = Source(source.path, markdown_shell(source.text))
-    return servers_in(masked, variables, "markdown")
+    return masked(text)

@@ -20,6 +20,8 @@ _META = set(" \t\n;&|()<>")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REDIR = re.compile(r"\d*(?:<<<|<<-|<<|<>|>>|>&|<&|>\||&>>|&>|<|>)")
 _SPECIAL = set("@*#?$!-0123456789")
+# a documentation placeholder (`vllm serve <model> --port <port>`), read only in Markdown
+_DOC_PLACEHOLDER = re.compile(r"<[A-Za-z][A-Za-z0-9_.:/-]*>")
 
 
 MAX_COMMAND_WORDS = 10_000  # load.limits.MAX_WORDS; stops lexing a huge command early (memory)
@@ -88,10 +90,11 @@ class Script:
 
 
 class _Lexer:
-    def __init__(self, text: str):
+    def __init__(self, text: str, placeholders: bool = False):
         self.t = text
         self.n = len(text)
         self.i = 0
+        self.placeholders = placeholders  # `<name>` is an unknown value, not a redirection
         self.heredocs: list[tuple[str, bool, bool]] = []
         self.line_cmds: list[Command] = []  # commands of the current line (their here-documents follow it)
 
@@ -143,7 +146,7 @@ class _Lexer:
                 self._emit(out, words, start, op)
                 words, start = [], None
                 continue
-            if _REDIR.match(t, self.i):
+            if _REDIR.match(t, self.i) and not self._placeholder():
                 self._redirection()
                 continue
             if start is None:
@@ -199,6 +202,8 @@ class _Lexer:
         parts: list[Part] = []
         while self.i < self.n:
             c = t[self.i]
+            if c == "<" and self._placeholder(parts, quoted=False):
+                continue
             if c in _META:
                 if c == "(" and parts and self._is_array_assignment(parts):
                     elements = self._array()
@@ -233,6 +238,18 @@ class _Lexer:
                 self._lit(parts, t[self.i:j], False, self.i)
                 self.i = j
         return Word(parts, start, self.i)
+
+    def _placeholder(self, parts: list[Part] | None = None, quoted: bool = False) -> bool:
+        """At a `<name>` placeholder (with placeholders on): add it to `parts` as a variable."""
+        if not self.placeholders:
+            return False
+        m = _DOC_PLACEHOLDER.match(self.t, self.i)
+        if m is None:
+            return False
+        if parts is not None:
+            parts.append(Part("var", m.group(0), quoted, self.i, source=m.group(0)))
+            self.i = m.end()
+        return True
 
     @staticmethod
     def _lit(parts: list[Part], text: str, quoted: bool, start: int) -> None:
@@ -289,9 +306,11 @@ class _Lexer:
                 self._dollar(parts, quoted=True)
             elif c == "`":
                 self._backtick(parts, quoted=True)
+            elif c == "<" and self._placeholder(parts, quoted=True):
+                continue
             else:
                 j = self.i
-                while j < self.n and t[j] not in '"\\$`':
+                while j < self.n and t[j] not in '"\\$`<':
                     j += 1
                 if j == self.i:
                     j += 1
@@ -495,6 +514,7 @@ def _unquoted_slash(text: str) -> int:
     return -1
 
 
-def lex(text: str) -> Script:
-    """Split a script into simple commands; ShellSyntaxError for unbalanced quotes and such."""
-    return _Lexer(text).script()
+def lex(text: str, placeholders: bool = False) -> Script:
+    """Split a script into simple commands; ShellSyntaxError for unbalanced quotes and such.
+    With `placeholders`, `<name>` words of documentation are unknown values."""
+    return _Lexer(text, placeholders).script()
