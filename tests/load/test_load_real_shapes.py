@@ -162,3 +162,97 @@ def test_a_markdown_file_whose_only_block_fails_says_it_holds_no_server(tmp_path
     found, errors = load_paths([str(p)], skipped=skipped)
     assert found == [] and "no `vllm serve` command" in errors[0].message
     assert [str(s) for s in skipped] == [f"{p}:2"]
+
+
+# ------------------------------------------------------------------ templated multi-document YAML
+def yaml_file(tmp_path, text: str, name: str = "deploy.yaml"):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+TEMPLATED = """\
+    apiVersion: v1
+    kind: Secret
+    metadata:
+      name: {{ .Release.Name }}-hf
+      labels:
+        {{- include "chart.labels" . | nindent 4 }}
+    stringData:
+      token: {{ .Values.hfToken | quote }}
+    ---
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: {{ .Release.Name }}-vllm
+    spec:
+      replicas: {{ .Values.replicas }}
+      template:
+        spec:
+          containers:
+            - name: vllm
+              image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+              args:
+                - --model
+                - {{ .Values.model }}
+                - --tensor-parallel-size
+                - "{{ .Values.tp }}"
+                - --max-num-seqs
+                - "{{ .Values.maxSeqs | default 128 }}"
+                - --max-model-len
+                - "${MAX_LEN}"
+              {{- if .Values.extraEnv }}
+              env:
+                {{- toYaml .Values.extraEnv | nindent 16 }}
+              {{- end }}
+    ---
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: broken}
+    data:
+      a: [unclosed
+    """
+
+
+def test_one_templated_document_does_not_sink_the_others(tmp_path):
+    from vllm_preflight.load import load_paths
+
+    skipped: list = []
+    [d], errors = load_paths([str(yaml_file(tmp_path, TEMPLATED))], skipped=skipped)
+    assert not errors
+    assert d.argv == ("python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "{{ .Values.model }}",
+                      "--tensor-parallel-size", "{{ .Values.tp }}", "--max-num-seqs", "128",
+                      "--max-model-len", "${MAX_LEN}")
+    assert d.name == "Deployment {{ .Release.Name }}-vllm, container vllm"
+    facts = {a.fact: a for a in d.assumptions}
+    assert facts[".Values.maxSeqs"].value == "128" and "default" in facts[".Values.maxSeqs"].source
+    assert "vLLM image" in facts["image"].source
+    # the third document does not parse: left out with its line, its neighbours read
+    assert [str(s) for s in skipped] == [f"{tmp_path / 'deploy.yaml'}:34"]  # where the document starts
+    assert "does not parse" in skipped[0].reason and "at line 40" in skipped[0].reason
+
+
+def test_a_placeholder_that_matters_is_under_depends_on_and_pins_with_assume(tmp_path):
+    from click.testing import CliRunner
+
+    from vllm_preflight.cli import cli
+
+    path = str(yaml_file(tmp_path, TEMPLATED))
+    r = CliRunner().invoke(cli, ["check", "--format", "json", path])
+    import json
+
+    [res] = json.loads(r.stdout)["results"]
+    assert ".Values.tp" in res["depends_on"]
+    assert any("--assume .Values.tp=VALUE" in f["message"] for f in res["findings"])
+    r = CliRunner().invoke(cli, ["check", "--format", "json", "--assume", ".Values.tp=4", path])
+    [res] = json.loads(r.stdout)["results"]
+    assert res["resolved"]["parallel_config"]["tensor_parallel_size"] == 4
+    assert ".Values.tp" not in res["depends_on"]
+
+
+def test_a_template_that_no_document_of_which_parses_is_still_one_error(tmp_path):
+    from vllm_preflight.load import load_paths
+
+    p = yaml_file(tmp_path, "apiVersion: v1\nkind: Pod\nspec:\n  containers: {{ .Values.c }\n")
+    found, [err] = load_paths([str(p)])
+    assert found == [] and "unrendered Helm template" in err.message

@@ -77,12 +77,21 @@ def _classify_yaml(path: str, docs) -> str | None:
     return None
 
 
-def _parse_yaml(source):
+def _parse_yaml(source, skipped: list | None = None):
+    """Every document of a YAML stream that parses (templates read with placeholders); each
+    that does not is a part left out, unless none parses (InputFailure)."""
+    from vllm_preflight.load.loaded import Skipped
     from vllm_preflight.load.source import fail
-    from vllm_preflight.load.yaml_marks import parse_documents
+    from vllm_preflight.load.yaml_stream import parse_stream
 
     try:
-        return parse_documents(source)
+        docs, failures = parse_stream(source)
+        if skipped is not None:
+            for first, f in failures:
+                at = f" at line {f.location.line}" if f.location and f.location.line else ""
+                skipped.append(Skipped(f"{source.path}:{first}", f"a YAML document that does not parse "
+                                       f"({f.message}{at}); the other documents are read"))
+        return docs
     except InputFailure as e:
         if "{{" in source.text and "invalid YAML" in e.error.message:
             fail(source.path, e.error.message + " (an unrendered Helm template? render it with `helm template`)",
@@ -133,7 +142,7 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
         return shell_file.load(source, variables), fmt
     if fmt == "markdown":
         return shell_file.load_markdown(source, variables, skipped), fmt
-    docs = _parse_yaml(source)
+    docs = _parse_yaml(source, skipped)
     if not any(d.data is not None for d in docs):
         fail(source.path, "no YAML documents")
     if fmt == "yaml":

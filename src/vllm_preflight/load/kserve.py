@@ -92,7 +92,7 @@ def _preset_server(doc: YamlDoc, cpath: tuple, container: dict, *, source: str, 
                    par: dict, ppath: tuple, served: str, hub: str | None, uri: str, model_loc,
                    lws_env: dict, configmaps: k8s.ConfigMaps, variables) -> LoadedDeployment:
     findings: list[Finding] = []
-    env = k8s.container_env(doc, cpath, container, lws_env, configmaps, findings)
+    env = k8s.container_env(doc, cpath, container, lws_env, configmaps, findings, variables)
     here = doc.location(cpath)
     assumptions = [Assumption("command", "KServe preset", "LLMInferenceService without its own command: the "
                               "server runs KServe's preset script (`vllm serve` with spec.parallelism flags, "

@@ -34,6 +34,7 @@ from vllm_preflight.load.shell import (
 )
 from vllm_preflight.load.source import fail
 from vllm_preflight.load.symbols import Lit, Sym, Text, lit
+from vllm_preflight.load.templates import envsubst, has_tokens, untoken
 from vllm_preflight.load.yaml_marks import ScalarText, YamlDoc
 from vllm_preflight.model import Assumption
 
@@ -122,6 +123,8 @@ class ConfigMaps:
         doc, p = hits[0]
         node = doc.nodes.get(p)
         text = doc.data["data"][p[1]]
+        if hasattr(doc.source, "restored"):  # a template: its actions as written (load.templates)
+            text = doc.source.restored(text)
         st = ScalarText(doc.source, node)
         if st.line_starts and node is not None and node.style == "|":
             # keep the file's lines and columns: pad to where the block scalar sits
@@ -189,7 +192,14 @@ def _lws_context(data: dict, path: tuple) -> tuple[dict[str, Text | None], list[
 
 # ----------------------------------------------------------------- containers
 def container_env(doc: YamlDoc, cpath: tuple, container: dict, env: dict[str, Text | None],
-                  configmaps: ConfigMaps, findings: list[Finding]) -> dict[str, Text | None]:
+                  configmaps: ConfigMaps, findings: list[Finding], pins: dict[str, str] | None = None,
+                  assumptions: list[Assumption] | None = None) -> dict[str, Text | None]:
+    env = _container_env(doc, cpath, container, env, configmaps, findings)
+    return {k: untoken(v, doc.source, pins, assumptions) if v else v for k, v in env.items()}
+
+
+def _container_env(doc: YamlDoc, cpath: tuple, container: dict, env: dict[str, Text | None],
+                   configmaps: ConfigMaps, findings: list[Finding]) -> dict[str, Text | None]:
     env = dict(env)
     for key in ("envFrom", "env"):
         if container.get(key) is not None and not isinstance(container[key], list):
@@ -244,7 +254,8 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
                       base_env: dict[str, Text | None], assumptions: list[Assumption], configmaps: ConfigMaps,
                       variables: dict[str, str] | None) -> list[LoadedDeployment]:
     findings: list[Finding] = []
-    env = container_env(doc, cpath, container, base_env, configmaps, findings)
+    assumptions = list(assumptions)
+    env = container_env(doc, cpath, container, base_env, configmaps, findings, variables, assumptions)
     image = container.get("image") if isinstance(container.get("image"), str) else None
     command = container.get("command") or []
     args = container.get("args") or []
@@ -257,14 +268,19 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
             if isinstance(item, (dict, list)) or item is None:
                 continue
             s = item if isinstance(item, str) else str(item)
-            words.append(TWord(k8s_expand(s, doc.scalar_text(p), env), doc.location(p)))
+            words.append(TWord(untoken(k8s_expand(s, doc.scalar_text(p), env), doc.source, variables, assumptions),
+                               doc.location(p)))
     image_loc = doc.location(cpath + ("image",)) if image else None
+    if image and has_tokens(image):
+        image, vllm_image = _templated_image(image, doc, container, assumptions)
+    else:
+        vllm_image = bool(image) and is_vllm_image(image or "")
     if not command:
-        if not args or not image or not is_vllm_image(image):
+        if not args or not vllm_image:
             return []
         head, note = image_entrypoint(words, image_loc)
         words = head + words
-        assumptions = list(assumptions) + [note]
+        assumptions.append(note)
     known_env = {k: v for k, v in env.items() if v is not None}
     runtime = {k: RUNTIME_VARS.get(k, "set from valueFrom when the pod runs") for k, v in env.items() if v is None}
     sh = Shell(pins=variables, env=known_env, runtime=runtime)
@@ -277,6 +293,8 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
     version = image_version(image) if image else None
     out = []
     for k, found in enumerate(sh.found):
+        # `${NAME}` left in words no shell read (exec form): an envsubst placeholder, not text for vLLM
+        found.words = [TWord(envsubst(w.text, variables), w.loc, w.fields, w.tag) for w in found.words]
         name = source if len(sh.found) == 1 else f"{source}#{k + 1}"
         if found.image:  # `docker run IMAGE` inside the container: its tag, not ours
             v2 = image_version(found.image)
@@ -291,6 +309,19 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
     return out
 
 
+def _templated_image(image: str, doc: YamlDoc, container: dict, assumptions: list[Assumption]) -> tuple[str, bool]:
+    """An image named by template values (`{{ .Values.image.repository }}:{{ .Values.image.tag }}`):
+    the image as written, and whether it runs vLLM, which the container's name or the template's
+    own words tell ("vllm")."""
+    restored = doc.source.restored(image) if hasattr(doc.source, "restored") else image
+    name = container.get("name") if isinstance(container.get("name"), str) else ""
+    vllm = is_vllm_image(restored) or "vllm" in f"{restored} {name}".lower()
+    if vllm and not is_vllm_image(restored):
+        assumptions.append(Assumption("image", restored, "a template value: taken as a vLLM image (its entrypoint "
+                                                         "`vllm serve`) from the container's name"))
+    return restored, vllm
+
+
 def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, configmaps: ConfigMaps,
                 where_prefix: str = "") -> list[LoadedDeployment]:
     out: list[LoadedDeployment] = []
@@ -302,7 +333,7 @@ def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, c
             for i, c in enumerate(pod.get(key) or []):
                 if not isinstance(c, dict):
                     continue
-                cname = c.get("name") if isinstance(c.get("name"), str) else str(i)
+                cname = shown(doc, c["name"]) if isinstance(c.get("name"), str) else str(i)
                 source = f"{doc.source.path}:{doc.index}:{where}.{cname}" if where else f"{doc.source.path}:{doc.index}:{cname}"
                 out += container_servers(doc, prefix + path + (key, i), c, source=source, where=where,
                                          base_env=base_env, assumptions=assumptions, configmaps=configmaps,
@@ -316,7 +347,13 @@ _ROLE_WORDS = {"leaderWorkerTemplate": None, "spec": None, "template": None, "po
                "roles": None, "items": None}
 
 
-def named(found: list[LoadedDeployment], data: dict) -> list[LoadedDeployment]:
+def shown(doc: YamlDoc, value: str) -> str:
+    """A string of a document as written (template actions instead of their tokens)."""
+    restored = getattr(doc.source, "restored", None)
+    return restored(value) if restored is not None and has_tokens(value) else value
+
+
+def named(found: list[LoadedDeployment], data: dict, doc: YamlDoc | None = None) -> list[LoadedDeployment]:
     """The servers of one resource, named by its kind and name and their role in it (for reports;
     `source` stays the stable id)."""
     from dataclasses import replace
@@ -332,6 +369,7 @@ def named(found: list[LoadedDeployment], data: dict) -> list[LoadedDeployment]:
         if data.get("kind") == "LeaderWorkerSet" and words == ["worker pods"] and "leaderTemplate" not in str(data):
             words = ["leader and worker pods"]
         text = ", ".join([resource] + words + [f"container {parts[-1]}"])
+        text = shown(doc, text) if doc is not None else text
         out.append(replace(d, name=text + (f" (script branch {branch})" if branch else "")))
     return out
 
@@ -351,13 +389,13 @@ def load_docs(docs: list[YamlDoc], variables: dict[str, str] | None = None) -> l
                 if is_manifest(item):
                     if item["kind"] == "LLMInferenceService":
                         out += named(kserve.service_servers(doc, item, ("items", i), variables, configmaps,
-                                                            f"items.{i}."), item)
+                                                            f"items.{i}."), item, doc)
                     else:
                         out += named(pod_servers(doc, item, item["kind"], ("items", i), variables, configmaps,
-                                                 f"items.{i}."), item)
+                                                 f"items.{i}."), item, doc)
             continue
         if kind == "LLMInferenceService":
-            out += named(kserve.service_servers(doc, data, (), variables, configmaps), data)
+            out += named(kserve.service_servers(doc, data, (), variables, configmaps), data, doc)
             continue
-        out += named(pod_servers(doc, data, kind, (), variables, configmaps), data)
+        out += named(pod_servers(doc, data, kind, (), variables, configmaps), data, doc)
     return out
