@@ -88,7 +88,7 @@ class _CommandAfterDashes(click.Command):
 @click.option("--assume", "assume", multiple=True, metavar="K=V",
               help="Pin a fact, e.g. model.is_moe=true (model facts) or a shell variable.")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
-              type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight"]),
+              type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "compose", "preflight"]),
               help="Read every FILE as this format instead of detecting it from the content.")
 @click.option("--format", "fmt", default="text", show_default=True,
               type=click.Choice(["text", "concise", "json", "sarif", "github", "junit"]),

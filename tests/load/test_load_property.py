@@ -18,7 +18,7 @@ from conftest import EXAMPLES, INPUTS
 
 SEEDS = sorted(p for p in list(INPUTS.rglob("*")) + list(EXAMPLES.rglob("*"))
                if p.is_file() and p.suffix in (".sh", ".yaml", ".yml", ".md"))
-FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight")
+FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "compose", "preflight")
 NASTY = ["'", '"', "\\", "\\\n", "$", "$(", "$((", "${", "}", ")", "`", "#", " # ", "\n", "\t", ":", ": ", "- ",
          "-", "--", "=", "&", "|", ";", "<<EOF\n", "<<<<<<< HEAD\n", "{", "[", "]", "*a", "&a ", "!!python/object ",
          "!!binary ", "---\n", "...\n", "%YAML 1.1\n", "?", ">-\n", "|\n", "\u00e9", "\ue000", "\x00", "$@", "${A[@]}",

@@ -256,3 +256,74 @@ def test_a_template_that_no_document_of_which_parses_is_still_one_error(tmp_path
     p = yaml_file(tmp_path, "apiVersion: v1\nkind: Pod\nspec:\n  containers: {{ .Values.c }\n")
     found, [err] = load_paths([str(p)])
     assert found == [] and "unrendered Helm template" in err.message
+
+
+# ------------------------------------------------------------------ docker-compose
+COMPOSE = """\
+    x-common: &common
+      restart: unless-stopped
+      ipc: host
+    services:
+      vllm:
+        <<: *common
+        image: vllm/vllm-openai:${VLLM_TAG:-v0.22.0}
+        command: >
+          --model ${MODEL:-Qwen/Qwen3-8B}
+          --tensor-parallel-size ${TP}
+          --served-model-name "qwen 3"
+        environment:
+          - HF_TOKEN
+          - VLLM_LOGGING_LEVEL=DEBUG
+        env_file: .env
+      embed:
+        image: vllm/vllm-openai:v0.13.0
+        entrypoint: ["/bin/sh", "-c"]
+        command: ["vllm serve BAAI/bge-m3 --port 8001 --gpu-memory-utilization $${GPU_UTIL:-0.2}"]
+        environment:
+          GPU_UTIL: "0.3"
+      tools:
+        image: nvcr.io/nvidia/pytorch:25.01-py3
+        command: vllm serve m --port 8002
+      webui:
+        image: ghcr.io/open-webui/open-webui:main
+        environment:
+          OPENAI_API_BASE_URL: http://vllm:8000/v1
+    """
+
+
+def test_compose_services_run_their_entrypoint_and_command(tmp_path):
+    from vllm_preflight.load import load_paths
+
+    p = yaml_file(tmp_path, COMPOSE, "docker-compose.yml")
+    found, errors = load_paths([str(p)])
+    assert not errors
+    by = {d.source.rsplit(":", 1)[1]: d for d in found}
+    assert sorted(by) == ["services.embed", "services.tools", "services.vllm"]
+    vllm = by["services.vllm"]
+    assert vllm.argv == ("python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-8B",
+                         "--tensor-parallel-size", "${TP}", "--served-model-name", "qwen 3")
+    assert vllm.vllm_version == "0.22.0" and vllm.name == "Compose service vllm"
+    assert dict(vllm.env) == {"HF_TOKEN": "$HF_TOKEN", "VLLM_LOGGING_LEVEL": "DEBUG"}
+    assert {a.fact for a in vllm.assumptions} >= {"VLLM_TAG", "MODEL", "entrypoint"}
+    assert any(f.rule == "VP112" and "env_file" in f.message for f in vllm.findings)
+    # `$$` is Compose's `$`: the shell of the entrypoint reads ${GPU_UTIL:-0.2} with the service's env
+    assert by["services.embed"].argv == ("vllm", "serve", "BAAI/bge-m3", "--port", "8001",
+                                         "--gpu-memory-utilization", "0.3")
+    assert by["services.tools"].argv == ("vllm", "serve", "m", "--port", "8002")
+    assert (by["services.tools"].location.line, by["services.tools"].location.column) == (24, 14)
+
+
+def test_a_compose_variable_that_matters_is_under_depends_on(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from vllm_preflight.cli import cli
+
+    p = yaml_file(tmp_path, COMPOSE, "compose.yaml")
+    out = json.loads(CliRunner().invoke(cli, ["check", "--format", "json", str(p)]).stdout)
+    vllm = next(r for r in out["results"] if r["source"].endswith("services.vllm"))
+    assert "TP" in vllm["depends_on"]
+    out = json.loads(CliRunner().invoke(cli, ["check", "--format", "json", "--assume", "TP=4", str(p)]).stdout)
+    vllm = next(r for r in out["results"] if r["source"].endswith("services.vllm"))
+    assert vllm["resolved"]["parallel_config"]["tensor_parallel_size"] == 4

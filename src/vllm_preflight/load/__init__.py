@@ -34,8 +34,8 @@ __all__ = [
     "load_paths",
 ]
 
-INPUT_FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight")
-YAML_FORMATS = ("vllm-config", "kubernetes", "preflight")
+INPUT_FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "compose", "preflight")
+YAML_FORMATS = ("vllm-config", "kubernetes", "compose", "preflight")
 _YAML_EXT = (".yaml", ".yml")
 _SHELL_EXT = (".sh", ".bash", ".zsh", ".ksh", ".command")
 _MD_EXT = (".md", ".markdown")
@@ -63,6 +63,7 @@ def detect_format(source) -> str:
 
 
 def _classify_yaml(path: str, docs) -> str | None:
+    from vllm_preflight.load.compose import is_compose
     from vllm_preflight.load.kubernetes import is_manifest
     from vllm_preflight.load.preflight_file import is_deployment_file
     from vllm_preflight.load.vllm_yaml import looks_like_config
@@ -70,6 +71,8 @@ def _classify_yaml(path: str, docs) -> str | None:
     datas = [d.data for d in docs if d.data is not None]
     if any(is_manifest(d) for d in datas):
         return "kubernetes"
+    if any(is_compose(d) for d in datas):
+        return "compose"
     if len(datas) == 1 and is_deployment_file(path, datas[0]):
         return "preflight"
     if len(datas) == 1 and looks_like_config(datas[0]):
@@ -151,6 +154,10 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
             return [], fmt
     if fmt == "kubernetes":
         return kubernetes.load_docs(docs, variables), fmt
+    if fmt == "compose":
+        from vllm_preflight.load import compose
+
+        return compose.load_docs(docs, variables), fmt
     if fmt == "preflight":
         return preflight_file.load(docs, variables, depth=depth, input_format=input_format), fmt
     if fmt == "vllm-config":
@@ -173,7 +180,8 @@ def load_file(path: str, variables: dict[str, str] | None = None, *, input_forma
     if not found and not walking:
         what = {"yaml": "YAML that is neither a Kubernetes manifest, a vLLM --config file nor a deployment file",
                 "shell": "no `vllm serve` (or api_server) command", "markdown": "no `vllm serve` command in its "
-                "shell code blocks", "kubernetes": "no container running a vLLM server"}.get(fmt, "no vLLM server")
+                "shell code blocks", "kubernetes": "no container running a vLLM server",
+                "compose": "no Compose service running a vLLM server"}.get(fmt, "no vLLM server")
         fail(path, f"{what}; nothing to check")
     return found
 

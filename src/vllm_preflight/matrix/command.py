@@ -36,7 +36,7 @@ FORMATS = ("text", "markdown", "html", "csv", "json")
 @click.option("--env", "env", multiple=True, metavar="K=V", help="Environment variable of the deployment.")
 @click.option("--assume", "assume", multiple=True, metavar="K=V", help="Pin a fact, e.g. model.is_moe=true.")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
-              type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight"]))
+              type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "compose", "preflight"]))
 @click.option("--jobs", type=int, default=0, metavar="N", help="Processes for large matrices (default: the cores).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.argument("inputs", nargs=-1, type=click.Path())
