@@ -327,3 +327,143 @@ def test_a_compose_variable_that_matters_is_under_depends_on(tmp_path):
     out = json.loads(CliRunner().invoke(cli, ["check", "--format", "json", "--assume", "TP=4", str(p)]).stdout)
     vllm = next(r for r in out["results"] if r["source"].endswith("services.vllm"))
     assert vllm["resolved"]["parallel_config"]["tensor_parallel_size"] == 4
+
+
+# ------------------------------------------------------------------ KServe runtimes, Ray-based fleets
+RUNTIME = """\
+    apiVersion: serving.kserve.io/v1alpha1
+    kind: ServingRuntime
+    metadata:
+      name: vllm-runtime
+    spec:
+      supportedModelFormats:
+        - name: vLLM
+          autoSelect: true
+      containers:
+        - name: kserve-container
+          image: vllm/vllm-openai:v0.22.0
+          command: ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+          args: ["--port=8080", "--model=/mnt/models", "--served-model-name={{.Name}}"]
+    """
+SERVICE = """\
+    ---
+    apiVersion: serving.kserve.io/v1beta1
+    kind: InferenceService
+    metadata:
+      name: qwen
+    spec:
+      predictor:
+        model:
+          modelFormat: {name: vLLM}
+          storageUri: hf://Qwen/Qwen3-8B
+          args: ["--tensor-parallel-size=2"]
+    """
+
+
+def test_an_inference_service_runs_its_serving_runtime_with_its_own_args(tmp_path):
+    from vllm_preflight.load import load_paths
+
+    [d], errors = load_paths([str(yaml_file(tmp_path, textwrap.dedent(RUNTIME) + textwrap.dedent(SERVICE)))])
+    assert not errors
+    assert d.argv == ("python3", "-m", "vllm.entrypoints.openai.api_server", "--port=8080", "--model=Qwen/Qwen3-8B",
+                      "--served-model-name=qwen", "--tensor-parallel-size=2")
+    assert d.vllm_version == "0.22.0" and d.source.endswith(":1:spec.predictor.kserve-container")
+    assert {a.fact: a.value for a in d.assumptions}["model"] == "Qwen/Qwen3-8B"
+
+
+def test_a_serving_runtime_no_service_uses_is_read_with_its_placeholders(tmp_path):
+    from vllm_preflight.load import load_paths
+
+    [d], _ = load_paths([str(yaml_file(tmp_path, RUNTIME))])
+    assert d.argv[-1] == "--served-model-name={{.Name}}"
+
+
+FLEET = """\
+    apiVersion: orchestration.aibrix.ai/v1alpha1
+    kind: RayClusterFleet
+    metadata: {name: r1}
+    spec:
+      template:
+        spec:
+          headGroupSpec:
+            template:
+              spec:
+                containers:
+                  - name: ray-head
+                    image: vllm/vllm-openai:v0.22.0
+                    command: ["/bin/bash", "-lc", "--"]
+                    args: ["ulimit -n 65536; $KUBERAY_GEN_RAY_START_CMD; vllm serve m -tp 8 -pp 2 --distributed-executor-backend ray"]
+          workerGroupSpecs:
+            - groupName: worker
+              template:
+                spec:
+                  containers:
+                    - name: ray-worker
+                      image: vllm/vllm-openai:v0.22.0
+                      command: ["/bin/bash", "-lc", "--"]
+                      args: ["ulimit -n 65536; $KUBERAY_GEN_RAY_START_CMD;"]
+    ---
+    apiVersion: orchestration.aibrix.ai/v1alpha1
+    kind: StormService
+    metadata: {name: pd}
+    spec:
+      template:
+        spec:
+          roles:
+            - name: prefill
+              template:
+                spec:
+                  containers:
+                    - name: prefill
+                      image: vllm/vllm-openai:v0.22.0
+                      command: ["sh", "-c", "vllm serve m --port 8000"]
+            - name: routing
+              template:
+                spec:
+                  containers:
+                    - {name: router, image: aibrix/router:v1, args: ["--port", "8080"]}
+    ---
+    apiVersion: ray.io/v1
+    kind: RayJob
+    metadata: {name: job}
+    spec:
+      entrypoint: vllm serve q --tensor-parallel-size 4 --distributed-executor-backend ray
+      rayClusterSpec:
+        headGroupSpec:
+          template:
+            spec:
+              containers: [{name: ray-head, image: "vllm/vllm-openai:v0.13.0"}]
+    ---
+    apiVersion: ray.io/v1
+    kind: RayService
+    metadata: {name: serve}
+    spec:
+      serveConfigV2: |
+        applications: [{name: llm, import_path: "ray.serve.llm:build_openai_app"}]
+      rayClusterConfig:
+        headGroupSpec:
+          template:
+            spec:
+              containers: [{name: ray-head, image: "rayproject/ray-llm:2.46.0"}]
+    """
+
+
+def test_ray_fleets_and_storm_services_are_read_and_ray_serve_is_said_not_read(tmp_path):
+    from vllm_preflight.load import load_paths
+
+    skipped: list = []
+    found, errors = load_paths([str(yaml_file(tmp_path, FLEET))], skipped=skipped)
+    assert not errors
+    by = {d.name: d for d in found}
+    assert sorted(by) == ["RayClusterFleet r1, Ray head pod, container ray-head", "RayJob job, container entrypoint",
+                          "StormService pd, prefill, container prefill"]
+    head = next(d for d in found if "ray-head" in d.source)
+    assert head.argv == ("vllm", "serve", "m", "-tp", "8", "-pp", "2", "--distributed-executor-backend", "ray")
+    assert ("ray", True) in head.node_facts and any(a.fact == "node.ray" for a in head.assumptions)
+    job = next(d for d in found if d.source.endswith("spec.entrypoint"))
+    assert job.argv[:3] == ("vllm", "serve", "q") and job.vllm_version == "0.13.0" and ("ray", True) in job.node_facts
+    prefill = next(d for d in found if "prefill" in d.source)
+    assert prefill.source.endswith(":1:roles.prefill.prefill") and not prefill.node_facts
+    assert len(found) == 3  # the Ray workers, the router and the Ray Serve app are no servers
+    [note] = skipped
+    assert "RayService serve" in note.reason and "not read" in note.reason

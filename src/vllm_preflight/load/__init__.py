@@ -153,7 +153,7 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
         if fmt == "yaml":
             return [], fmt
     if fmt == "kubernetes":
-        return kubernetes.load_docs(docs, variables), fmt
+        return kubernetes.load_docs(docs, variables, skipped), fmt
     if fmt == "compose":
         from vllm_preflight.load import compose
 
@@ -176,7 +176,13 @@ def load_file(path: str, variables: dict[str, str] | None = None, *, input_forma
     fmt = input_format if input_format and input_format != "auto" else detect_format(source)
     if walking and fmt in ("shell", "markdown") and "vllm" not in source.text.lower():
         return []
-    found, fmt = _load_source(source, fmt, variables, depth=depth, input_format=input_format, skipped=skipped)
+    parts: list = []
+    found, fmt = _load_source(source, fmt, variables, depth=depth, input_format=input_format, skipped=parts)
+    if skipped is not None:
+        skipped.extend(parts)
+    if not found and not walking and parts and fmt in ("kubernetes", "compose", "yaml"):
+        # what the file holds is a shape the tool does not read, or a document that does not parse: say it
+        fail(path, f"no vLLM server the tool reads: {parts[0].reason}")
     if not found and not walking:
         what = {"yaml": "YAML that is neither a Kubernetes manifest, a vLLM --config file nor a deployment file",
                 "shell": "no `vllm serve` (or api_server) command", "markdown": "no `vllm serve` command in its "

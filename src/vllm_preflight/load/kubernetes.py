@@ -156,13 +156,16 @@ def where_of(kind: str, data: dict, path: tuple) -> str:
     parts = list(path)
     if len(parts) >= 2 and parts[-1] == "spec" and str(parts[-2]).endswith(("emplate", "Template")):
         parts.pop()
-    if len(parts) >= 3 and parts[0] == "spec" and parts[1] == "roles" and isinstance(parts[2], int):
-        role = data["spec"]["roles"][parts[2]]
-        name = role.get("name", parts[2]) if isinstance(role, dict) else parts[2]
-        rest = parts[3:]
+    k = next((i for i in range(len(parts) - 1) if parts[i] == "roles" and isinstance(parts[i + 1], int)), None)
+    if k is not None:  # `spec.roles[]` (DisaggregatedSet), `spec.template.spec.roles[]` (StormService): by name
+        node: Any = data
+        for p in parts[:k + 2]:
+            node = node[p]
+        name = node.get("name", parts[k + 1]) if isinstance(node, dict) else parts[k + 1]
+        rest = parts[k + 2:]
         if rest and rest[0] in ("template", "podTemplate"):
             rest = rest[1:]
-        parts = ["roles", name] + rest
+        parts = [p for p in parts[:k] if p not in ("spec", "template")] + ["roles", name] + rest
     elif kind == "LeaderWorkerSet" and parts and parts[0] == "spec":
         parts = parts[1:]
     return ".".join(str(p) for p in parts)
@@ -261,15 +264,7 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
     args = container.get("args") or []
     if not isinstance(command, list) or not isinstance(args, list):
         return []
-    words: list[TWord] = []
-    for key, items in (("command", command), ("args", args)):
-        for k, item in enumerate(items):
-            p = cpath + (key, k)
-            if isinstance(item, (dict, list)) or item is None:
-                continue
-            s = item if isinstance(item, str) else str(item)
-            words.append(TWord(untoken(k8s_expand(s, doc.scalar_text(p), env), doc.source, variables, assumptions),
-                               doc.location(p)))
+    words = container_words(doc, cpath, ("command", "args"), container, env, variables, assumptions)
     image_loc = doc.location(cpath + ("image",)) if image else None
     if image and has_tokens(image):
         image, vllm_image = _templated_image(image, doc, container, assumptions)
@@ -309,6 +304,25 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
     return out
 
 
+def container_words(doc: YamlDoc, cpath: tuple, keys: tuple, container: dict, env: dict[str, Text | None],
+                    pins: dict[str, str] | None, assumptions: list[Assumption]) -> list[TWord]:
+    """The words of a container's `command` and `args` (the lists named by `keys`), `$(VAR)`
+    expanded as Kubernetes does and template placeholders as symbols."""
+    words: list[TWord] = []
+    for key in keys:
+        items = container.get(key) or []
+        if not isinstance(items, list):
+            continue
+        for k, item in enumerate(items):
+            p = cpath + (key, k)
+            if isinstance(item, (dict, list)) or item is None:
+                continue
+            s = item if isinstance(item, str) else str(item)
+            words.append(TWord(untoken(k8s_expand(s, doc.scalar_text(p), env), doc.source, pins, assumptions),
+                               doc.location(p)))
+    return words
+
+
 def _templated_image(image: str, doc: YamlDoc, container: dict, assumptions: list[Assumption]) -> tuple[str, bool]:
     """An image named by template values (`{{ .Values.image.repository }}:{{ .Values.image.tag }}`):
     the image as written, and whether it runs vLLM, which the container's name or the template's
@@ -344,7 +358,8 @@ def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, c
 # how the parts of a server's place in a manifest read to a person
 _ROLE_WORDS = {"leaderWorkerTemplate": None, "spec": None, "template": None, "podTemplate": None,
                "leaderTemplate": "leader pod", "workerTemplate": "worker pods", "worker": "worker pods",
-               "roles": None, "items": None}
+               "roles": None, "items": None, "headGroupSpec": "Ray head pod", "workerGroupSpecs": "Ray worker pods",
+               "rayClusterConfig": None, "rayClusterSpec": None, "predictor": "predictor"}
 
 
 def shown(doc: YamlDoc, value: str) -> str:
@@ -374,28 +389,59 @@ def named(found: list[LoadedDeployment], data: dict, doc: YamlDoc | None = None)
     return out
 
 
-def load_docs(docs: list[YamlDoc], variables: dict[str, str] | None = None) -> list[LoadedDeployment]:
-    from vllm_preflight.load import kserve
+# Serving resources whose server is not a command the tool can read: said, not passed over
+NOT_READ = {
+    "RayService": "Ray Serve starts vLLM from Python (serveConfigV2 and its engine_kwargs), not from a command; "
+                  "not read",
+    "VLLMRuntime": "the production-stack operator builds the vLLM command from spec.vllmConfig; not read",
+    "InferenceService": "its predictor runs a KServe runtime that is not in this file (a built-in one, such as the "
+                        "Hugging Face server); not read",
+}
+# resources that run their pods on a Ray cluster: ray is installed on those nodes
+RAY_KINDS = frozenset({"RayCluster", "RayService", "RayJob", "RayClusterFleet"})
 
-    configmaps = ConfigMaps(docs)
-    out: list[LoadedDeployment] = []
+
+def resources(docs: list[YamlDoc]):
+    """(doc, resource, path prefix, where prefix) of every manifest, `kind: List` items included."""
     for doc in docs:
         data = doc.data
         if not is_manifest(data):
             continue
-        kind = data["kind"]
-        if kind == "List" and isinstance(data.get("items"), list):
+        if data["kind"] == "List" and isinstance(data.get("items"), list):
             for i, item in enumerate(data["items"]):
                 if is_manifest(item):
-                    if item["kind"] == "LLMInferenceService":
-                        out += named(kserve.service_servers(doc, item, ("items", i), variables, configmaps,
-                                                            f"items.{i}."), item, doc)
-                    else:
-                        out += named(pod_servers(doc, item, item["kind"], ("items", i), variables, configmaps,
-                                                 f"items.{i}."), item, doc)
+                    yield doc, item, ("items", i), f"items.{i}."
             continue
+        yield doc, data, (), ""
+
+
+def load_docs(docs: list[YamlDoc], variables: dict[str, str] | None = None, skipped: list | None = None
+              ) -> list[LoadedDeployment]:
+    from vllm_preflight.load import kserve, ray
+
+    configmaps = ConfigMaps(docs)
+    runtimes = kserve.Runtimes(list(resources(docs)))
+    out: list[LoadedDeployment] = []
+    for doc, data, prefix, where_prefix in resources(docs):
+        kind = data["kind"]
         if kind == "LLMInferenceService":
-            out += named(kserve.service_servers(doc, data, (), variables, configmaps), data, doc)
-            continue
-        out += named(pod_servers(doc, data, kind, (), variables, configmaps), data, doc)
+            found = kserve.service_servers(doc, data, prefix, variables, configmaps, where_prefix)
+        elif kind in kserve.RUNTIME_KINDS and runtimes.used(data):
+            found = []  # read through the InferenceServices that use it
+        else:
+            found = pod_servers(doc, data, kind, prefix, variables, configmaps, where_prefix)
+            if kind == "InferenceService":
+                found += kserve.inference_servers(doc, data, prefix, variables, configmaps, runtimes, where_prefix)
+            elif kind == "RayJob":
+                found += ray.job_servers(doc, data, prefix, variables, configmaps, where_prefix)
+            if kind in RAY_KINDS:
+                found = [ray.on_ray_cluster(d, kind) for d in found]
+        if not found and kind in NOT_READ and skipped is not None and not (
+                kind == "InferenceService" and not kserve.has_model(data)):
+            from vllm_preflight.load.loaded import Skipped
+
+            name = (data.get("metadata") or {}).get("name") if isinstance(data.get("metadata"), dict) else None
+            skipped.append(Skipped(f"{doc.location(prefix).file}:{doc.location(prefix).line}",
+                                   f"{kind} {shown(doc, str(name)) if name else ''}: {NOT_READ[kind]}".replace("  ", " ")))
+        out += named(found, data, doc)
     return out

@@ -32,6 +32,8 @@ class LoadedDeployment(Deployment):
     config_files: tuple = ()  # absolute paths of `--config` files folded in
     format: str = ""  # the loader that found it
     name: str | None = None  # a reader's name: "LeaderWorkerSet wide-ep-decode, worker pods, container vllm"
+    # optional packages known to be on the node, from the image or the launch (("ray", True), ...)
+    node_facts: tuple = ()
 
     __hash__ = object.__hash__  # templates hold YAML values; identity is enough
 
