@@ -467,3 +467,14 @@ def test_ray_fleets_and_storm_services_are_read_and_ray_serve_is_said_not_read(t
     assert len(found) == 3  # the Ray workers, the router and the Ray Serve app are no servers
     [note] = skipped
     assert "RayService serve" in note.reason and "not read" in note.reason
+
+
+def test_a_script_that_starts_ray_runs_its_server_where_ray_is_installed():
+    [d] = servers("""\
+        ray start --head --port=6379
+        vllm serve m -tp 8 -pp 2 --distributed-executor-backend ray
+        """)
+    assert ("ray", True) in d.node_facts
+    assert [a.value for a in d.assumptions if a.fact == "node.ray"] == [True]
+    [d] = servers("vllm serve m --distributed-executor-backend ray\n")
+    assert d.node_facts == ()

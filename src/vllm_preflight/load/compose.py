@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from vllm_preflight.findings import Finding
-from vllm_preflight.load.images import image_entrypoint, image_version, is_vllm_image
+from vllm_preflight.load.images import image_entrypoint, image_version, is_vllm_image, version_source
 from vllm_preflight.load.loaded import LoadedDeployment
 from vllm_preflight.load.server import build
 from vllm_preflight.load.shell import ScriptError, Shell
@@ -191,7 +191,7 @@ def service_servers(doc: YamlDoc, name: str, service: dict, variables: dict[str,
     for k, found in enumerate(sh.found):
         source = f"{doc.source.path}:services.{name}" + (f"#{k + 1}" if len(sh.found) > 1 else "")
         ver = image_version(found.image) if found.image else version
-        vsrc = f"image {found.image or image}" if ver else None
+        vsrc = version_source(found.image or image or "") if ver else None
         d = build(found, source=source, file=doc.source.path,
                   base_dir=os.path.dirname(os.path.abspath(doc.source.path)), fmt="compose",
                   assumptions=assumptions + sh.assumptions, findings=findings + list(sh.notes), vllm_version=ver,

@@ -16,6 +16,7 @@ import os
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.load import kubernetes as k8s
+from vllm_preflight.load.images import version_source
 from vllm_preflight.load.loaded import LoadedDeployment
 from vllm_preflight.load.server import build
 from vllm_preflight.load.shell import Found, RelexOrigin, ScriptError, Shell, TWord, image_version
@@ -149,7 +150,7 @@ def _preset_server(doc: YamlDoc, cpath: tuple, container: dict, *, source: str, 
     return build(found, source=source, file=doc.source.path, base_dir=os.path.dirname(os.path.abspath(doc.source.path)),
                  fmt="kserve", assumptions=assumptions + sh.assumptions, findings=findings,
                  resolve_file=configmaps.file, vllm_version=version,
-                 version_source=f"image {image}" if version else None,
+                 version_source=version_source(image) if version else None,
                  version_location=doc.location(cpath + ("image",)) if version else None)
 
 
@@ -265,7 +266,7 @@ def inference_servers(doc: YamlDoc, data: dict, prefix: tuple, variables, config
         out.append(build(found, source=source, file=doc.source.path,
                          base_dir=os.path.dirname(os.path.abspath(doc.source.path)), fmt="kserve",
                          assumptions=assumptions + sh.assumptions, findings=findings, resolve_file=configmaps.file,
-                         vllm_version=version, version_source=f"image {image}" if version else None,
+                         vllm_version=version, version_source=version_source(image) if version else None,
                          version_location=rdoc.location(cpath + ("image",)) if version else None))
     return out
 

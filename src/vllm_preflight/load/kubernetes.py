@@ -21,6 +21,7 @@ from typing import Any
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.load import limits
+from vllm_preflight.load.images import version_source
 from vllm_preflight.load.loaded import RESOLUTION_ENV, LoadedDeployment
 from vllm_preflight.load.server import build
 from vllm_preflight.load.shell import (
@@ -293,9 +294,9 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
         name = source if len(sh.found) == 1 else f"{source}#{k + 1}"
         if found.image:  # `docker run IMAGE` inside the container: its tag, not ours
             v2 = image_version(found.image)
-            ver, vsrc, vloc = v2, f"image {found.image}", found.image_loc
+            ver, vsrc, vloc = v2, version_source(found.image), found.image_loc
         else:
-            ver, vsrc, vloc = version, f"image {image}", image_loc
+            ver, vsrc, vloc = version, version_source(image or ""), image_loc
         out.append(build(found, source=name, file=doc.source.path,
                          base_dir=os.path.dirname(os.path.abspath(doc.source.path)), fmt="kubernetes",
                          assumptions=list(assumptions) + sh.assumptions, findings=findings,

@@ -14,7 +14,7 @@ import os
 from dataclasses import replace
 
 from vllm_preflight.load import kubernetes as k8s
-from vllm_preflight.load.images import image_version
+from vllm_preflight.load.images import image_version, version_source
 from vllm_preflight.load.loaded import LoadedDeployment
 from vllm_preflight.load.server import build
 from vllm_preflight.load.shell import ScriptError, Shell
@@ -65,7 +65,7 @@ def job_servers(doc: YamlDoc, data: dict, prefix: tuple, variables, configmaps: 
         out.append(build(found, source=source, file=doc.source.path,
                          base_dir=os.path.dirname(os.path.abspath(doc.source.path)), fmt="kubernetes",
                          assumptions=sh.assumptions, findings=findings + list(sh.notes), vllm_version=version,
-                         version_source=f"image {image}" if version else None,
+                         version_source=version_source(image) if version else None,
                          version_location=doc.location(head[0] + ("image",)) if version and head else None))
     return out
 

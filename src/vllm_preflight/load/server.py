@@ -132,7 +132,7 @@ def build(found: Found, *, source: str, file: str, base_dir: str | None, fmt: st
         template=template, prefix=found.prefix, env_template=tuple(env),
         findings=tuple(list(findings) + list(found.findings) + cfg_findings),
         version_source=version_source, version_location=version_location,
-        config_files=tuple(cfg_files), format=fmt)
+        config_files=tuple(cfg_files), format=fmt, node_facts=tuple(found.node_facts))
 
 
 def _unique(items: list) -> tuple:

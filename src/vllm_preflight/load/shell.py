@@ -86,6 +86,7 @@ class Found:
     image: str | None = None
     image_loc: Location | None = None
     assumptions: list[Assumption] = field(default_factory=list)  # about this server alone
+    node_facts: list[tuple[str, bool]] = field(default_factory=list)  # optional packages known on its node
 
 
 def basename(word: str) -> str:
@@ -140,9 +141,11 @@ class Shell(Expansion):
             self.steps = [0]  # pieces expanded so far, over every nested shell (load.limits)
             self.notes: list[Finding] = []  # what the script does that the tool does not follow
             self.sourcing: set[str] = set()  # files being sourced (a loop is not followed)
+            self.node: dict[str, Assumption] = {}  # what the script shows about the node (`ray start`: ray)
         else:
             self.found, self.assumptions, self.findings = results.found, results.assumptions, results.findings
             self.steps, self.notes, self.sourcing = results.steps, results.notes, results.sourcing
+            self.node = results.node
         # bash's default IFS: `vllm${IFS}serve` is two words, as in the shell
         self.vars.setdefault("IFS", lit(" \t\n"))
 
@@ -337,6 +340,9 @@ class Shell(Expansion):
         if first is not None and basename(first) in NOT_SERVERS:
             return
         plain = [literal(w.text) for w in words]
+        if first is not None and basename(first) == "ray" and "start" in plain[1:2]:
+            self.node["ray"] = Assumption("node.ray", True, "the script starts a Ray node (`ray start`): ray is "
+                                                            "installed where its server runs")
         span = program_prefix(plain)
         # look through wrappers up to a shell, `eval` or a container runtime before the server
         for i, pw in enumerate(plain[:span[0] if span else len(plain)]):
@@ -386,7 +392,8 @@ class Shell(Expansion):
             else:
                 in_env = False
         env = self.exported_env() + list(prefix_env) + [e for e in env_words if e not in prefix_env]
-        self.found.append(Found(server_words, length, env, server_words[0].loc or loc))
+        self.found.append(Found(server_words, length, env, server_words[0].loc or loc,
+                                assumptions=list(self.node.values()), node_facts=[(k, True) for k in self.node]))
 
     def exported_env(self) -> list[tuple[str, Text]]:
         out = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from vllm_preflight.load.images import version_source
 from vllm_preflight.load.loaded import LoadedDeployment
 from vllm_preflight.load.server import build
 from vllm_preflight.load.shell import Found, ScriptError, Shell, image_version
@@ -57,7 +58,7 @@ def deployments(sh: Shell, path: str, fmt: str, *, required: bool = True) -> lis
         version = image_version(found.image) if found.image else None
         out.append(build(found, source=name, file=source.path, base_dir=base, fmt=fmt,
                          assumptions=sh.assumptions, findings=list(sh.notes), vllm_version=version,
-                         version_source=f"image {found.image}" if version else None,
+                         version_source=version_source(found.image) if version else None,
                          version_location=found.image_loc if version else None))
     return out
 
