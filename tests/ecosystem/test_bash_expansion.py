@@ -1,4 +1,4 @@
-"""Parameter expansion, positional parameters, `shift` and `set --` as real bash does them.
+"""Parameter expansion, positional parameters, `shift`, `set --` and control flow as real bash does them.
 
 Scripts written here run under real bash with stub `vllm`/`python3` (the recorder of
 test_bash_differential) with several argument lists and environments; the tool reads the
@@ -62,11 +62,61 @@ SCRIPTS = {
         vllm serve "$MODEL" --port ${SERVE_PORT:?set SERVE_PORT}
         """,
 }
+# control flow over values known here (literals and the script's arguments: a condition over a
+# variable the environment may set reads every branch, which bash does not): argument loops,
+# functions, `for` over words, counted loops, `if`, `case`
+SCRIPTS.update({
+    "argument-loop-functions-for": """\
+        MODEL=Qwen/Qwen3-0.6B
+        TP=1
+        PORTS="8000"
+        while [[ $# -gt 0 ]]; do
+          case "$1" in
+            -m|--model) MODEL="$2"; shift 2 ;;
+            --tp=*) TP="${1#*=}"; shift ;;
+            --ports) PORTS="$2"; shift 2 ;;
+            --) shift; break ;;
+            *) shift ;;
+          esac
+        done
+        serve() {
+          local port=$1
+          shift
+          vllm serve "$MODEL" -tp "$TP" --port "$port" "$@"
+        }
+        for p in $PORTS; do
+          serve "$p" --seed 1
+        done
+        if [ "$TP" -gt 1 ] && [ -n "$MODEL" ]; then
+          vllm serve "$MODEL" --enable-expert-parallel
+        elif [[ -z "$PORTS" || "$PORTS" == 8000 ]]; then
+          vllm serve "$MODEL" --max-num-seqs 3
+        else
+          vllm serve "$MODEL" --max-num-seqs 4
+        fi
+        """,
+    "counted-loop-and-until": """\
+        i=0
+        while [ "$i" -lt 2 ]; do
+          vllm serve m --data-parallel-rank "$i"
+          i=$((i + 1))
+        done
+        until [ $# -eq 0 ]; do
+          vllm serve "$1"
+          shift
+        done
+        case "${1:-none}" in
+          none) vllm serve no-args ;;
+          *) ;;
+        esac
+        """,
+})
 # (arguments, environment); `required-parameter` only runs when both are given (bash stops otherwise)
 # (pins act on the variables a script reads, not on those it assigns: no run sets those)
 RUNS = [([], {}), (["org/m"], {}), (["org/m", "9000"], {"DP": "4", "SEQS": "3"}),
         (["org/m", "", "2", "yes", "--max-num-batched-tokens", "4096"], {"SERVE_PORT": "7000"}),
-        (["a/b.c-d", "b", "--enforce-eager", "--seed", "3"], {"SEQS": "", "SERVE_PORT": "1"})]
+        (["a/b.c-d", "b", "--enforce-eager", "--seed", "3"], {"SEQS": "", "SERVE_PORT": "1"}),
+        (["--model", "x/y", "--tp=4", "--ports", "8000 8001 8002", "--", "z"], {"SEQS": "7", "DP": "1"})]
 CASES = [(name, args, env) for name in SCRIPTS for args, env in RUNS
          if name != "required-parameter" or (args and "SERVE_PORT" in env)]
 

@@ -478,3 +478,33 @@ def test_a_script_that_starts_ray_runs_its_server_where_ray_is_installed():
     assert [a.value for a in d.assumptions if a.fact == "node.ray"] == [True]
     [d] = servers("vllm serve m --distributed-executor-backend ray\n")
     assert d.node_facts == ()
+
+
+# ------------------------------------------------------------------ control flow
+def test_a_condition_over_a_value_the_environment_sets_reads_every_branch():
+    # LWS_WORKER_INDEX, ROLE: set per pod; the script's default is not what every pod sees
+    found = argvs("""\
+        ROLE=${ROLE:-prefill}
+        if [ "$ROLE" = prefill ]; then
+          vllm serve m --kv-role producer
+        else
+          vllm serve m --kv-role consumer
+        fi
+        """)
+    assert found == ["vllm serve m --kv-role producer", "vllm serve m --kv-role consumer"]
+
+
+def test_a_function_runs_where_it_is_called_and_an_argument_loop_of_a_bare_run_never_runs():
+    found = argvs("""\
+        TP=2
+        while [[ $# -gt 0 ]]; do
+          case $1 in
+            --tp) TP=$2; shift 2 ;;
+          esac
+        done
+        launch() { vllm serve "$1" -tp "$TP"; }
+        unused() { vllm serve never-called; }
+        launch a
+        launch b
+        """)
+    assert found == ["vllm serve a -tp 2", "vllm serve b -tp 2"]

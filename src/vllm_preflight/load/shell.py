@@ -30,7 +30,8 @@ from vllm_preflight.load.shell_expand import (
     _too_complex,
     text_size,
 )
-from vllm_preflight.load.shell_words import Command, ShellSyntaxError, Word, lex
+from vllm_preflight.load.shell_flow import Block, structure, test_value
+from vllm_preflight.load.shell_words import Command, Part, ShellSyntaxError, Word, lex
 from vllm_preflight.load.symbols import Lit, Text, concat, lit, literal, source_of
 from vllm_preflight.model import Assumption, Location
 
@@ -48,6 +49,7 @@ NOT_SERVERS = {"echo", "printf", "grep", "egrep", "fgrep", "pgrep", "pkill", "ki
                "type", "cat", "tee", "sed", "awk", "curl", "wget", "test", "[", "[[", "ps", "man",
                "pip", "uv pip", "git", "read", "logger", "jq", "yq", "wc", "head", "tail"}
 MAX_DEPTH = 8
+MAX_LOOP = 64  # a `for` over more known words is read once, as one with unknown words is
 # programs that run the rest of their words as a command (`nohup vllm serve ...`, `srun -N 2 vllm
 # serve ...`). Server words behind any other program are that program's arguments, never a command
 # that runs: prose read as a script ("Then run vllm serve ...") starts no server.
@@ -134,6 +136,9 @@ class Shell(Expansion):
         self.arg0 = arg0
         self.depth = depth
         self.placeholders = False  # Markdown: `<name>` is an unknown value (load.markdown)
+        self.functions: dict[str, tuple[_Run, Block]] = {}  # functions defined so far
+        self.tainted: set[str] = set()  # variables assigned from values the environment may change
+        self.looping = 0  # loops being run (`break` and `continue` end a pass of the innermost)
         if results is None:
             self.found: list[Found] = []
             self.assumptions: list[Assumption] = []
@@ -157,16 +162,196 @@ class Shell(Expansion):
         except ShellSyntaxError as e:
             raise ScriptError(e.message, origin.location(e.offset) or fallback) from None
         cmds = script.commands
-        fed: set[int] = set()  # commands whose stdin is a here-document run here
-        for idx, cmd in enumerate(cmds):
-            if idx in fed:
+        run = _Run(cmds, text, origin, structure(cmds))
+        self._run_range(run, 0, len(cmds))
+
+    def _run_one(self, run: _Run, idx: int) -> None:
+        cmds = run.cmds
+        if idx in run.fed:
+            return
+        cmd = cmds[idx]
+        if cmd.heredoc is not None and self._heredoc(cmds, idx, run.text, run.origin, run.fed):
+            return
+        before = len(self.found)
+        self.run_command(cmd, run.origin)
+        if cmd.comment_after_continuation is not None and len(self.found) > before:
+            self._comment_finding(cmds, idx, run.origin)
+
+    def _run_range(self, run: _Run, a: int, b: int) -> None:
+        """Run commands a..b-1, compound commands as bash would where their values are known."""
+        i = a
+        while i < b:
+            block = run.blocks.get(i)
+            if block is not None and block.end < b:
+                i = self._run_block(run, block)
                 continue
-            if cmd.heredoc is not None and self._heredoc(cmds, idx, text, origin, fed):
+            self._run_one(run, i)
+            i += 1
+
+    def _run_block(self, run: _Run, block: Block) -> int:
+        """Run one compound command; the index after it."""
+        after = block.end + 1
+        if block.kind == "function":
+            self.functions[block.name] = (run, block)
+            return after
+        if block.kind == "if":
+            clauses = block.clauses
+            for k, (kw, first, then) in enumerate(clauses):
+                end = clauses[k + 1][1] if k + 1 < len(clauses) else block.end
+                value = True if kw == "else" else self._condition(run, first, then)
+                if value is False:
+                    continue
+                self._run_range(run, then, end)
+                if value is True:
+                    break
+            return after
+        if block.kind in ("while", "until"):
+            for _ in range(MAX_LOOP):
+                value = self._condition(run, block.start, block.body)
+                if block.kind == "until" and value is not None:
+                    value = not value
+                if value is False:
+                    break
+                before = self._state()
+                if not self._loop_body(run, block) or value is None or self._state() == before:
+                    break  # unknown, or nothing changes: the servers it starts, not how often
+            return after
+        if block.kind == "for":
+            items = self._for_items(run.cmds[block.start], run.origin)
+            header = run.cmds[block.start].words
+            name = header[1].literal() if len(header) > 1 else None
+            if items is None or name is None:
+                self._loop_body(run, block)
+                return after
+            for item in items[:MAX_LOOP]:
+                self.vars[name] = item
+                self.tainted.discard(name)
+                if not self._loop_body(run, block):
+                    break
+            return after
+        if block.kind == "case":
+            self._run_case(run, block)
+            return after
+        return block.start + 1
+
+    def _loop_body(self, run: _Run, block: Block) -> bool:
+        """One pass of a loop's body; False when it ran `break`."""
+        self.looping += 1
+        try:
+            self._run_range(run, block.body, block.end)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        finally:
+            self.looping -= 1
+        return True
+
+    def _state(self) -> tuple:
+        return tuple(self.positional), tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
+                                                    for k, v in self.vars.items()))
+
+    def _condition(self, run: _Run, a: int, b: int) -> bool | None:
+        """The value of the condition commands a..b-1 (`if`/`while` list): True or False when
+        it is known here, else None (and commands that are not tests are run, as commands)."""
+        value: bool | None = None
+        joiner = ""
+        k = a
+        while k < b:
+            cmd = run.cmds[k]
+            words = list(cmd.words)
+            negate = False
+            while words and words[0].literal() in ("if", "elif", "while", "until", "!") \
+                    and not words[0].is_quoted_anywhere:
+                negate ^= words.pop(0).literal() == "!"
+            sep = cmd.separator
+            head = words[0].literal() if words else None
+            if head == "[[" and words[-1].literal() != "]]":  # `[[ a && b ]]`: the lexer split it
+                while k + 1 < b and not (run.cmds[k].words and run.cmds[k].words[-1].literal() == "]]"):
+                    k += 1
+                    words += [Word([Part("lit", run.cmds[k - 1].separator, False, 0)], 0, 0)] + list(run.cmds[k].words)
+                sep = run.cmds[k].separator
+            v = self._test(words, run.origin, cmd, run)
+            if negate and v is not None:
+                v = not v
+            value = v if joiner not in ("&&", "||") else (_both(value, v) if joiner == "&&" else _either(value, v))
+            joiner = sep
+            k += 1
+        return value
+
+    def _test(self, words: list[Word], origin, cmd: Command, run: _Run) -> bool | None:
+        head = words[0].literal() if words else None
+        if head in ("true", ":"):
+            return True
+        if head == "false":
+            return False
+        if head in ("[", "[[", "test"):
+            body = words[1:-1] if head != "test" else words[1:]
+            tokens: list[str | None] = []
+            self.uncertain = False
+            for w in body:
+                lit_text = w.literal()
+                if lit_text is not None and not w.is_quoted_anywhere and lit_text in ("(", ")", "!", "&&", "||"):
+                    tokens.append(lit_text)
+                    continue
+                try:
+                    tokens.append(literal(self.expand_scalar(w, origin)))
+                except CommandAborted:
+                    return None
+            return None if self.uncertain else test_value(tokens)
+        if words:  # a command: run it as one; its status is not known here
+            self.run_command(Command(words, cmd.start, cmd.end, cmd.separator), origin)
+        return None
+
+    def _for_items(self, header: Command, origin) -> list[Text] | None:
+        """The words a `for NAME in WORDS` runs over, or None when they are not all known."""
+        words = header.words[2:]
+        if not words or words[0].literal() != "in":
+            items: list = list(self.positional)  # `for NAME` alone: "$@"
+        else:
+            items = []
+            for w in words[1:]:
+                items += [tw.text for tw in self.expand(w, origin)]
+        if any(literal(t) is None for t in items) or len(items) > MAX_LOOP:
+            return None
+        return items
+
+    def _run_case(self, run: _Run, block: Block) -> None:
+        header = run.cmds[block.start]
+        self.uncertain = False
+        word = literal(self.expand_scalar(header.words[1], run.origin)) if len(header.words) > 1 else None
+        if self.uncertain:  # a word the environment may change: every clause is read
+            word = None
+        for patterns, body, end in block.clauses:
+            if end < 0:
                 continue
-            before = len(self.found)
-            self.run_command(cmd, origin)
-            if cmd.comment_after_continuation is not None and len(self.found) > before:
-                self._comment_finding(cmds, idx, origin)
+            if word is not None:
+                hit = self._case_match(run, patterns, word)
+                if hit is False:
+                    continue
+            stop = end + 1 if run.cmds[end].separator in (";;", ";&", ";;&") else end  # `cmd ;;` is in the clause
+            self._run_range(run, body, stop)
+            if word is not None and hit is True:
+                return
+
+    def _case_match(self, run: _Run, patterns: list[int], word: str) -> bool | None:
+        from vllm_preflight.load.shell_expand import _glob
+
+        unknown = False
+        for k in patterns:
+            for w in run.cmds[k].words:
+                text = w.literal() if not w.is_quoted_anywhere else None
+                if text is None:
+                    value = literal(self.expand_scalar(w, run.origin))
+                    if value is None:
+                        unknown = True
+                        continue
+                    if value == word:
+                        return True
+                    continue
+                if re.fullmatch(_glob(text.lstrip("(")), word, re.DOTALL):
+                    return True
+        return None if unknown else False
 
     def note(self, rule: str, message: str, loc: Location | None) -> None:
         f = Finding(rule, message, loc)
@@ -290,6 +475,7 @@ class Shell(Expansion):
             for a in assigns:
                 self.assign(a, origin, export=False)
             return
+        self.uncertain = False
         prefix_env = []
         for a in assigns:
             name, _plus, value = self._assignment_value(a, origin)
@@ -335,7 +521,12 @@ class Shell(Expansion):
         if first in ("source", "."):
             self._source(words[1:], words[0].loc or loc)
             return
-        if first in ("cd", "exit", "return", "sleep", "wait", "trap", "ulimit", "umask"):
+        if first is not None and first in self.functions and self.depth < MAX_DEPTH:
+            self._call(first, words[1:])
+            return
+        if first in ("break", "continue") and self.looping:
+            raise _Break() if first == "break" else _Continue()
+        if first in ("cd", "exit", "return", "sleep", "wait", "trap", "ulimit", "umask", "break", "continue"):
             return
         if first is not None and basename(first) in NOT_SERVERS:
             return
@@ -408,6 +599,7 @@ class Shell(Expansion):
 
     def _declare(self, builtin: str, words: list[TWord], origin) -> None:
         export = builtin == "export"
+        from_outside = self.uncertain  # its words were expanded from values the environment may change
         for w in words:
             text = literal(w.text)
             if text is not None and text.startswith("-"):
@@ -427,6 +619,10 @@ class Shell(Expansion):
                         if text_size(value) > limits.MAX_VALUE_CHARS or len(value) > limits.MAX_VALUE_PIECES:
                             _too_complex(f"`{name}` grows past {limits.MAX_VALUE_CHARS >> 20} MiB", w.loc)
                     self.vars[name] = value
+                    if from_outside:
+                        self.tainted.add(name)
+                    else:
+                        self.tainted.discard(name)
                 if export:
                     self.exported.add(name)
             elif text and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) and export:
@@ -483,6 +679,18 @@ class Shell(Expansion):
         origin = RelexOrigin(script.text, script.loc or loc)
         child.run_text(origin.flat, origin, fallback=script.loc or loc)
         return True
+
+    def _call(self, name: str, args: list[TWord]) -> None:
+        """A function call: its body runs here with the call's words as `$@`."""
+        run, block = self.functions[name]
+        saved = self.positional
+        self.positional = [w.text for w in args]
+        self.depth += 1
+        try:
+            self._run_range(run, block.body, block.end + 1)
+        finally:
+            self.depth -= 1
+            self.positional = saved
 
     def _string_command(self, words: list[TWord], loc: Location | None) -> None:
         """`tmux new-session -d -s NAME "vllm serve ..."`, `sbatch --wrap "..."`, `su -c "..."`:
@@ -594,7 +802,13 @@ class Shell(Expansion):
         return name, plus, value
 
     def assign(self, word: Word, origin, export: bool) -> None:
+        saved, self.uncertain = self.uncertain, False
         name, plus, value = self._assignment_value(word, origin)
+        if self.uncertain:
+            self.tainted.add(name)
+        else:
+            self.tainted.discard(name)
+        self.uncertain = saved or self.uncertain
         if name in self.pins:
             return
         old = self.vars.get(name)
@@ -611,6 +825,37 @@ class Shell(Expansion):
         self.vars[name] = value
         if export:
             self.exported.add(name)
+
+
+@dataclass
+class _Run:
+    """One script being run: its commands, text, origin and compound commands."""
+
+    cmds: list[Command]
+    text: str
+    origin: object
+    blocks: dict
+    fed: set[int] = field(default_factory=set)  # commands whose stdin is a here-document run here
+
+
+def _both(a: bool | None, b: bool | None) -> bool | None:
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
+
+
+def _either(a: bool | None, b: bool | None) -> bool | None:
+    if a is True or b is True:
+        return True
+    return None if a is None or b is None else False
+
+
+class _Break(Exception):
+    """`break` in a loop the interpreter runs."""
+
+
+class _Continue(Exception):
+    """`continue` in a loop the interpreter runs."""
 
 
 class Shifted:

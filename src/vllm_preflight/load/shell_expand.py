@@ -102,6 +102,11 @@ class Expansion:
     arg0: Text
     assumptions: list[Assumption]
     steps: list[int]
+    # set while expanding when a value comes from outside the script (an unset variable, which
+    # the deployment's environment may set, or one assigned from such a value): a condition
+    # over it is not known here (load.shell_flow)
+    uncertain: bool = False
+    tainted: set[str]
 
     def lookup(self, name: str, index: str | None = None):
         if name in self.pins:
@@ -229,6 +234,7 @@ class Expansion:
         if part.kind == "arith":
             return self.arith(part, loc)
         if part.kind == "cmd":
+            self.uncertain = True
             return (Sym("opaque", part.source, part.source, loc=loc),)
         name, op = part.text, part.op
         opaque = (Sym("opaque", part.source, part.source, loc=loc),)
@@ -253,6 +259,8 @@ class Expansion:
             val = self._arg(int(name))
         else:
             val = self.lookup(name, part.index)
+            if name not in self.pins and (val is None or name in self.tainted):
+                self.uncertain = True
         if op == "length":
             if isinstance(val, list):
                 return lit(str(len(val)))

@@ -159,6 +159,10 @@ class _Lexer:
         return out
 
     def _emit(self, out: Script, words: list[Word], start, sep: str, comment: int | None = None) -> None:
+        if not words and sep in (";;", ";&") and out.commands:
+            # the end of a `case` clause with no command of its own (`*) ;;`): kept, wordless
+            out.commands.append(Command([], self.i - len(sep), self.i - len(sep), sep))
+            return
         if words:
             out.commands.append(Command(list(words), start if start is not None else words[0].start,
                                         words[-1].end, sep, comment))
