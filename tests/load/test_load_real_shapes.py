@@ -508,3 +508,24 @@ def test_a_function_runs_where_it_is_called_and_an_argument_loop_of_a_bare_run_n
         launch b
         """)
     assert found == ["vllm serve a -tp 2", "vllm serve b -tp 2"]
+
+
+def test_a_slurm_here_document_run_by_srun_bash_and_a_getopts_loop_without_arguments():
+    found = servers("""\
+        #!/bin/bash
+        #SBATCH --nodes=1
+        MODEL=meta-llama/Llama-3.1-8B-Instruct
+        srun --ntasks=1 bash <<EOF
+        export VLLM_LOGGING_LEVEL=INFO
+        vllm serve $MODEL --port 8000
+        EOF
+        while getopts "m:" opt; do
+          case $opt in
+            m) MODEL=$OPTARG ;;
+          esac
+        done
+        vllm serve $MODEL
+        """, "job.sbatch")
+    assert [d.argv for d in found] == [("vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--port", "8000"),
+                                       ("vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct")]
+    assert dict(found[0].env) == {"VLLM_LOGGING_LEVEL": "INFO"}  # not the script's unexported variables

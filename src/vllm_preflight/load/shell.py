@@ -285,6 +285,8 @@ class Shell(Expansion):
             return True
         if head == "false":
             return False
+        if head == "getopts" and not self.positional:
+            return False  # no arguments: the option loop never runs
         if head in ("[", "[[", "test"):
             body = words[1:-1] if head != "test" else words[1:]
             tokens: list[str | None] = []
@@ -371,7 +373,13 @@ class Shell(Expansion):
         words = [w.literal() for w in cmd.words]
         first = basename(words[0]) if words and words[0] else None
         reader = None
-        if first in SHELLS and not any(w and w[:1] == "-" and "c" in w[1:] for w in words[1:]):
+        # the shell reading stdin may stand behind launchers (`srun bash <<EOF`, `ssh node bash -s <<EOF`)
+        k = 0
+        while k < len(words) - 1 and words[k] is not None and basename(words[k]) in WRAPPERS \
+                and basename(words[k]) not in SHELLS:
+            k = next((j for j in range(k + 1, len(words)) if words[j] and basename(words[j]) in SHELLS), len(words))
+            first = basename(words[k]) if k < len(words) and words[k] else first
+        if first in SHELLS and not any(w and w[:1] == "-" and "c" in w[1:] for w in words[k + 1:]):
             reader = idx
         elif first == "cat" and cmd.separator == "|" and idx + 1 < len(cmds):
             nxt = [w.literal() for w in cmds[idx + 1].words]
@@ -387,6 +395,7 @@ class Shell(Expansion):
         child = Shell(pins=self.pins, env=dict(self.vars) if not quoted else dict(self.exported_env()),
                       positional=[], depth=self.depth + 1, results=self,
                       runtime={k: v for k, v in self.runtime.items() if k not in self.vars})
+        child.exported = set(self.exported)  # the child's environment: what this shell exports
         child.run_text(body, Shifted(origin, start), fallback=loc)
         return True
 
