@@ -529,3 +529,29 @@ def test_a_slurm_here_document_run_by_srun_bash_and_a_getopts_loop_without_argum
     assert [d.argv for d in found] == [("vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--port", "8000"),
                                        ("vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct")]
     assert dict(found[0].env) == {"VLLM_LOGGING_LEVEL": "INFO"}  # not the script's unexported variables
+
+
+def test_a_manifest_in_a_markdown_yaml_block_is_read_at_its_lines():
+    [d] = md("""\
+        # Deploy on Kubernetes
+
+        ```yaml
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vllm}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.22.0
+                  args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", "{{ .Values.tp }}"]
+        ```
+
+        ```yaml
+        tensor-parallel-size: 2
+        ```
+        """)
+    assert d.argv == ("vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "{{ .Values.tp }}")
+    assert d.vllm_version == "0.22.0" and d.source == "GUIDE.md:0:spec.template.vllm"
+    assert d.template[2].loc.line == 13  # the model word, in its block

@@ -10,7 +10,9 @@ next, as in a terminal that follows the guide. Read as shell: ```bash, ```sh, ``
 whose lines carry prompts (`$ `, `(venv) $ `, `user@host:~$ `) is a session: only prompted
 lines (and their `\\` continuations) are commands, the rest is output. `<placeholder>` words
 of documentation (`vllm serve <model> --port <port>`) are unknown values, not redirections.
-Prose and inline code spans are never read: only blocks.
+```yaml blocks that hold Kubernetes manifests or a Compose file are read as those files are,
+at their lines (a `--config` YAML shown in a guide is not a server by itself). Prose and
+inline code spans are never read: only blocks.
 """
 from __future__ import annotations
 
@@ -106,7 +108,8 @@ def markdown_shell(text: str) -> str:
 
 def load_markdown(source: Source, variables: dict[str, str] | None = None, skipped: list | None = None
                   ) -> list[LoadedDeployment]:
-    blocks = [b for b in markdown_blocks(source.text) if b.lang in SHELL_LANGS]
+    every = markdown_blocks(source.text)
+    blocks = [b for b in every if b.lang in SHELL_LANGS]
     lines = [""] * (source.text.count("\n") + 1)
     for b in blocks:
         for i, line in enumerate(shell_lines(b)):
@@ -132,4 +135,45 @@ def load_markdown(source: Source, variables: dict[str, str] | None = None, skipp
                 shown = f"```{b.lang}" if b.lang else "an unlabelled"
                 skipped.append(Skipped(f"{source.path}:{b.line}", f"{shown} block the shell cannot read "
                                        f"({e.message}): not a command"))
-    return deployments(sh, source.path, "markdown")
+    found = deployments(sh, source.path, "markdown", required=not any(b.lang in YAML_LANGS for b in every))
+    return found + _yaml_servers(source, [b for b in every if b.lang in YAML_LANGS], variables, skipped)
+
+
+def _yaml_servers(source: Source, blocks: list[Block], variables, skipped: list | None) -> list[LoadedDeployment]:
+    """Servers of the ```yaml blocks that are Kubernetes manifests or Compose files."""
+    from vllm_preflight.errors import InputFailure
+    from vllm_preflight.load import compose, kubernetes
+    from vllm_preflight.load.templates import detemplate
+    from vllm_preflight.load.yaml_marks import YamlDoc
+    from vllm_preflight.load.yaml_stream import parse_stream, shift_lines
+
+    if not blocks:
+        return []
+    lines = [""] * (source.text.count("\n") + 1)
+    for b in blocks:
+        for i, line in enumerate(b.lines):
+            lines[b.first + i] = line
+    masked = Source(source.path, "\n".join(lines))  # every block at its lines and columns
+    text_source = detemplate(masked) if "{{" in masked.text else masked
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    docs: list[YamlDoc] = []
+    for b in blocks:
+        chunk = text_source.text[starts[b.first]:starts[b.first + len(b.lines)]]
+        try:
+            found, failures = parse_stream(Source(source.path, chunk), templates=False)
+        except InputFailure as e:
+            if skipped is not None:
+                skipped.append(Skipped(f"{source.path}:{b.line}", f"a ```{b.lang} block that is not YAML "
+                                                                   f"({e.error.message})"))
+            continue
+        for doc in found:
+            shift_lines(doc, b.first)
+            doc.source, doc.index = text_source, len(docs)
+            docs.append(doc)
+        for first, err in failures:
+            if skipped is not None:
+                skipped.append(Skipped(f"{source.path}:{b.first + first}", f"a YAML document that does not parse "
+                                                                           f"({err.message})"))
+    return kubernetes.load_docs(docs, variables, skipped) + compose.load_docs(docs, variables)

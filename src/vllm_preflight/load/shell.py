@@ -375,10 +375,9 @@ class Shell(Expansion):
         reader = None
         # the shell reading stdin may stand behind launchers (`srun bash <<EOF`, `ssh node bash -s <<EOF`)
         k = 0
-        while k < len(words) - 1 and words[k] is not None and basename(words[k]) in WRAPPERS \
-                and basename(words[k]) not in SHELLS:
-            k = next((j for j in range(k + 1, len(words)) if words[j] and basename(words[j]) in SHELLS), len(words))
-            first = basename(words[k]) if k < len(words) and words[k] else first
+        if first in WRAPPERS:
+            k = next((j for j, w in enumerate(words) if w and basename(w) in SHELLS), 0)
+            first = basename(words[k] or "") if k else first
         if first in SHELLS and not any(w and w[:1] == "-" and "c" in w[1:] for w in words[k + 1:]):
             reader = idx
         elif first == "cat" and cmd.separator == "|" and idx + 1 < len(cmds):

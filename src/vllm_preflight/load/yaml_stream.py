@@ -54,7 +54,7 @@ def parse_stream(source: Source, *, templates: bool = True
             docs.append(YamlDoc(text_source, len(docs), None))  # keeps the numbering of the others
         else:
             for doc in found:
-                _shift(doc, line)
+                shift_lines(doc, line)
                 doc.source, doc.index = text_source, len(docs)
                 docs.append(doc)
         line += chunk.count("\n")
@@ -65,7 +65,7 @@ def parse_stream(source: Source, *, templates: bool = True
     return docs, failures
 
 
-def _shift(doc: YamlDoc, lines: int) -> None:
+def shift_lines(doc: YamlDoc, lines: int) -> None:
     """Marks of a document parsed alone, moved to its lines in the stream."""
     if not lines:
         return
