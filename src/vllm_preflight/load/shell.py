@@ -539,7 +539,8 @@ class Shell(Expansion):
         if first is not None and basename(first) in NOT_SERVERS:
             return
         plain = [literal(w.text) for w in words]
-        if first is not None and basename(first) == "ray" and "start" in plain[1:2]:
+        if any(p is not None and basename(p) == "ray" and plain[k + 1:k + 2] == ["start"]
+               for k, p in enumerate(plain[:-1])):
             self.node["ray"] = Assumption("node.ray", True, "the script starts a Ray node (`ray start`): ray is "
                                                             "installed where its server runs")
         span = program_prefix(plain)

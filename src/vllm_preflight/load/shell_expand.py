@@ -273,6 +273,9 @@ class Expansion:
                 if op.endswith("=") and positional:
                     # bash: "$1: cannot assign in this way"; the command is not run
                     raise CommandAborted(f"`{part.source}`: bash cannot assign to a positional parameter")
+                if unset and name in self.runtime and not op.endswith("="):
+                    # set when the deployment runs (an LWS index, a valueFrom): its default never applies
+                    return (Sym("var", name, part.source, loc=loc),)
                 default = self.expand_scalar(part.operand, origin)
                 if unset and name in self.runtime:
                     self._assume(name, default, f"{self.runtime[name]}; resolved with the default in `{part.source}`")
@@ -300,7 +303,8 @@ class Expansion:
         if val is None:
             if positional:
                 return ()
-            return (Sym("var", name, part.source, loc=loc),)
+            # an unknown value: itself, or (transformed: `${HOSTNAME##*-}`) a value only known when it runs
+            return (Sym("var", name, part.source, loc=loc),) if op == "" else opaque
         if op == "":
             return val
         out = self._transformed(part, val, origin)

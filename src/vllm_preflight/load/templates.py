@@ -104,6 +104,9 @@ def _value(action: str, lit_piece: Lit, at: int, pins: dict[str, str] | None,
     name = inner
     d = _DEFAULT.match(inner)
     simple = _NAME.fullmatch(inner) or re.fullmatch(r"([.$][\w.]+)\s*\|\s*(?:quote|squote|toString|int|int64)", inner)
+    if d and (d.group("a") or d.group("b") or "").startswith((".", "$")):
+        d = None  # `default .Chart.AppVersion`: another value, not a literal default
+        name = inner
     if d:
         name = d.group("name") or d.group("name2")
     elif simple:
