@@ -258,7 +258,7 @@ class Expansion:
         elif name.isdigit():
             val = self._arg(int(name))
         else:
-            val = self.lookup(name, part.index)
+            val = self.lookup(name, self._subscript(part.index, loc))
             if name not in self.pins and (val is None or name in self.tainted):
                 self.uncertain = True
         if op == "length":
@@ -309,6 +309,16 @@ class Expansion:
             return val
         out = self._transformed(part, val, origin)
         return opaque if out is None else out
+
+    def _subscript(self, index: str | None, loc: Location | None) -> str | None:
+        """An array subscript as a number when it is arithmetic over known values (`${A[$i]}`,
+        `${A[i+1]}`), else as written."""
+        if index is None or index in ("@", "*") or index.lstrip("-").isdigit():
+            return index
+        from vllm_preflight.load.shell_words import Part
+
+        value = literal(self.arith(Part("arith", index, False, 0, source=index), loc))
+        return value if value is not None else index
 
     def _arg(self, k: int) -> Text | None:
         """Positional parameter $k (None when the shell has fewer arguments)."""
