@@ -161,8 +161,12 @@ def service_servers(doc: YamlDoc, name: str, service: dict, variables: dict[str,
         parts = interpolate(image, doc.scalar_text(spath + ("image",)), variables, assumptions)
         image_text = "".join(s.text if isinstance(s, Lit) else s.source for s in parts)
         image = image_text if all(isinstance(s, Lit) for s in parts) else None
-    entrypoint = _words(doc, spath + ("entrypoint",), service.get("entrypoint"), variables, assumptions)
-    command = _words(doc, spath + ("command",), service.get("command"), variables, assumptions)
+    try:
+        entrypoint = _words(doc, spath + ("entrypoint",), service.get("entrypoint"), variables, assumptions)
+        command = _words(doc, spath + ("command",), service.get("command"), variables, assumptions)
+    except ScriptError as e:
+        fail(doc.source.path, f"service {name}: {e.message}", e.loc.line if e.loc else None,
+             e.loc.column if e.loc else None)
     env = _environment(doc, spath + ("environment",), service.get("environment"), variables, assumptions)
     if service.get("env_file"):
         findings.append(Finding("VP112", "variables from env_file are not read; any vLLM setting they hold is "

@@ -100,7 +100,8 @@ class ConfigMaps:
         for doc in docs:
             d = doc.data
             if is_manifest(d) and d["kind"] == "ConfigMap" and isinstance(d.get("data"), dict):
-                name = str((d.get("metadata") or {}).get("name", ""))
+                meta = d.get("metadata")
+                name = str(meta.get("name", "")) if isinstance(meta, dict) else ""
                 self.data[name] = {str(k): (doc, ("data", k)) for k, v in d["data"].items() if isinstance(v, str)}
 
     def value(self, name: str, key: str) -> Text | None:

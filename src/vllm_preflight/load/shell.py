@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.load import limits
@@ -50,6 +51,7 @@ NOT_SERVERS = {"echo", "printf", "grep", "egrep", "fgrep", "pgrep", "pkill", "ki
                "pip", "uv pip", "git", "read", "logger", "jq", "yq", "wc", "head", "tail"}
 MAX_DEPTH = 8
 MAX_LOOP = 64  # a `for` over more known words is read once, as one with unknown words is
+COMMAND_STEPS = 256  # what running one command again costs in the expansion budget (load.limits)
 # programs that run the rest of their words as a command (`nohup vllm serve ...`, `srun -N 2 vllm
 # serve ...`). Server words behind any other program are that program's arguments, never a command
 # that runs: prose read as a script ("Then run vllm serve ...") starts no server.
@@ -217,9 +219,9 @@ class Shell(Expansion):
                     break  # unknown, or nothing changes: the servers it starts, not how often
             return after
         if block.kind == "for":
-            items = self._for_items(run.cmds[block.start], run.origin)
-            header = run.cmds[block.start].words
-            name = header[1].literal() if len(header) > 1 else None
+            header = _after_keyword(run.cmds[block.start], ("for", "select"))
+            items = self._for_items(header, run.origin)
+            name = header[0].literal() if header else None
             if items is None or name is None:
                 self._loop_body(run, block)
                 return after
@@ -236,6 +238,7 @@ class Shell(Expansion):
 
     def _loop_body(self, run: _Run, block: Block) -> bool:
         """One pass of a loop's body; False when it ran `break`."""
+        self._charge(run, block)
         self.looping += 1
         try:
             self._run_range(run, block.body, block.end)
@@ -246,6 +249,14 @@ class Shell(Expansion):
         finally:
             self.looping -= 1
         return True
+
+    def _charge(self, run: _Run, block: Block) -> None:
+        """Commands run again (a loop's pass, a function call) count against the input's
+        expansion budget (load.limits): nested calls cannot multiply the work without end."""
+        self.steps[0] += COMMAND_STEPS * max(block.end - block.body, 1)
+        if self.steps[0] > limits.MAX_EXPANSION_STEPS:
+            _too_complex(f"more than {limits.MAX_EXPANSION_STEPS} expansion steps (a command run again by a loop "
+                         f"or a function call counts {COMMAND_STEPS})", run.origin.location(run.cmds[block.start].start))
 
     def _state(self) -> tuple:
         return tuple(self.positional), tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
@@ -261,7 +272,7 @@ class Shell(Expansion):
             cmd = run.cmds[k]
             words = list(cmd.words)
             negate = False
-            while words and words[0].literal() in ("if", "elif", "while", "until", "!") \
+            while words and words[0].literal() in ("if", "elif", "while", "until", "!", "then", "do", "else", "{") \
                     and not words[0].is_quoted_anywhere:
                 negate ^= words.pop(0).literal() == "!"
             sep = cmd.separator
@@ -305,9 +316,10 @@ class Shell(Expansion):
             self.run_command(Command(words, cmd.start, cmd.end, cmd.separator), origin)
         return None
 
-    def _for_items(self, header: Command, origin) -> list[Text] | None:
-        """The words a `for NAME in WORDS` runs over, or None when they are not all known."""
-        words = header.words[2:]
+    def _for_items(self, header: list[Word], origin) -> list[Text] | None:
+        """The words a `for NAME in WORDS` runs over (`header`: NAME and what follows), or None
+        when they are not all known."""
+        words = header[1:]
         if not words or words[0].literal() != "in":
             items: list = list(self.positional)  # `for NAME` alone: "$@"
         else:
@@ -319,9 +331,9 @@ class Shell(Expansion):
         return items
 
     def _run_case(self, run: _Run, block: Block) -> None:
-        header = run.cmds[block.start]
+        header = _after_keyword(run.cmds[block.start], ("case",))
         self.uncertain = False
-        word = literal(self.expand_scalar(header.words[1], run.origin)) if len(header.words) > 1 else None
+        word = literal(self.expand_scalar(header[0], run.origin)) if header else None
         if self.uncertain:  # a word the environment may change: every clause is read
             word = None
         for patterns, body, end in block.clauses:
@@ -692,6 +704,7 @@ class Shell(Expansion):
     def _call(self, name: str, args: list[TWord]) -> None:
         """A function call: its body runs here with the call's words as `$@`."""
         run, block = self.functions[name]
+        self._charge(run, block)
         saved = self.positional
         self.positional = [w.text for w in args]
         self.depth += 1
@@ -842,9 +855,17 @@ class _Run:
 
     cmds: list[Command]
     text: str
-    origin: object
+    origin: Any
     blocks: dict
     fed: set[int] = field(default_factory=set)  # commands whose stdin is a here-document run here
+
+
+def _after_keyword(cmd: Command, keywords: tuple[str, ...]) -> list[Word]:
+    """The words of a compound command's header after its keyword (`do for i in ...`: `i in ...`)."""
+    for k, w in enumerate(cmd.words):
+        if w.literal() in keywords and not w.is_quoted_anywhere:
+            return list(cmd.words[k + 1:])
+    return []
 
 
 def _both(a: bool | None, b: bool | None) -> bool | None:
