@@ -107,8 +107,9 @@ class _CommandAfterDashes(click.Command):
 @click.argument("inputs", nargs=-1, type=click.Path(readable=False))
 def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fail_on, verbose,
           skip_non_deployments, inputs) -> None:
-    """Resolve deployments: FILEs and folders (shell scripts, vLLM --config YAML, Kubernetes
-    manifests, *.preflight.yaml; every vLLM server in them), or `-- vllm serve MODEL ...`."""
+    """Resolve deployments: FILEs and folders (shell scripts, Markdown guides, vLLM --config YAML,
+    Kubernetes manifests, Compose files, *.preflight.yaml; every vLLM server in them), or
+    `-- vllm serve MODEL ...`."""
     from vllm_preflight import ignores, outcome
     from vllm_preflight.api import check_inputs
     from vllm_preflight.errors import UsageProblem

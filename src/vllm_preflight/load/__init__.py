@@ -1,8 +1,10 @@
 """Loaders: files of the formats deployers write, turned into Deployments.
 
 Each loader knows its format, not vLLM. The format of a file is detected from its content
-(a shebang, Kubernetes `apiVersion`/`kind`, a mapping of vLLM option names, our deployment
-file's keys), with the file name as a hint; `--input-format` overrides it. Folders are
+(a shebang, Kubernetes `apiVersion`/`kind`, Compose `services`, a mapping of vLLM option
+names, our deployment file's keys), with the file name as a hint; `--input-format`
+overrides it. Parts of a file read and left out (a Markdown block that is no command, a YAML
+document that does not parse, a resource the tool does not read) are listed with why. Folders are
 walked (hidden folders skipped, links followed, loops reported); in a folder, files that
 hold no vLLM server are skipped quietly, while a file named on the command line must hold
 one. Unreadable input raises InputFailure (one InputError, or several for a deployment
@@ -324,8 +326,9 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
                 elif skipped is not None:
                     skipped.append(f)
             if require_servers and not held and len(errors) == failed:
-                errors.append(InputError(p, "no vLLM server in this folder (shell scripts, vLLM --config YAML, "
-                                            "Kubernetes manifests, *.preflight.yaml); nothing to check"))
+                errors.append(InputError(p, "no vLLM server in this folder (shell scripts, Markdown guides, vLLM "
+                                            "--config YAML, Kubernetes manifests, Compose files, "
+                                            "*.preflight.yaml); nothing to check"))
             continue
         real = os.path.realpath(p)
         if real in done and os.path.exists(p):

@@ -2,8 +2,11 @@
 
 Pod, Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, CronJob, LeaderWorkerSet
 (leader and worker templates, with the LWS_* variables the controller injects), role
-lists (`spec.roles[]`, DisaggregatedSet style), `kind: List`, Helm-rendered output, and
-any other resource holding pod specs. KServe LLMInferenceService is read by `kserve.py`.
+lists (`spec.roles[]`, DisaggregatedSet style, AIBrix StormService), `kind: List`,
+Helm-rendered output and unrendered templates (`load.templates`), and any other resource
+holding pod specs (KubeRay and AIBrix Ray fleets: `load.ray`). KServe LLMInferenceService,
+and InferenceService with a ServingRuntime of the file, are read by `kserve.py`; the
+serving resources in NOT_READ are said not read (a part left out, `--verbose`).
 
 A container is a vLLM server when its command runs one (directly, behind wrappers, or in a
 `bash -c` script), or when it runs a vLLM image with only `args:` (the image's entrypoint
