@@ -72,5 +72,7 @@ def job_servers(doc: YamlDoc, data: dict, prefix: tuple, variables, configmaps: 
 
 def on_ray_cluster(d: LoadedDeployment, kind: str) -> LoadedDeployment:
     """A server of a Ray-based resource: ray is installed where it runs."""
+    if ("ray", True) in d.node_facts:
+        return d  # its script starts Ray itself: said once
     fact = Assumption("node.ray", True, f"the server runs on a Ray cluster ({kind}): ray is installed on its nodes")
     return replace(d, assumptions=d.assumptions + (fact,), node_facts=d.node_facts + (("ray", True),))

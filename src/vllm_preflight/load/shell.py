@@ -31,7 +31,7 @@ from vllm_preflight.load.shell_expand import (
     _too_complex,
     text_size,
 )
-from vllm_preflight.load.shell_flow import Block, structure, test_value
+from vllm_preflight.load.shell_flow import Block, both, either, structure, test_value
 from vllm_preflight.load.shell_words import Command, Part, ShellSyntaxError, Word, lex
 from vllm_preflight.load.symbols import Lit, Text, concat, lit, literal, source_of
 from vllm_preflight.model import Assumption, Location
@@ -285,7 +285,7 @@ class Shell(Expansion):
             v = self._test(words, run.origin, cmd, run)
             if negate and v is not None:
                 v = not v
-            value = v if joiner not in ("&&", "||") else (_both(value, v) if joiner == "&&" else _either(value, v))
+            value = v if joiner not in ("&&", "||") else (both(value, v) if joiner == "&&" else either(value, v))
             joiner = sep
             k += 1
         return value
@@ -866,18 +866,6 @@ def _after_keyword(cmd: Command, keywords: tuple[str, ...]) -> list[Word]:
         if w.literal() in keywords and not w.is_quoted_anywhere:
             return list(cmd.words[k + 1:])
     return []
-
-
-def _both(a: bool | None, b: bool | None) -> bool | None:
-    if a is False or b is False:
-        return False
-    return None if a is None or b is None else True
-
-
-def _either(a: bool | None, b: bool | None) -> bool | None:
-    if a is True or b is True:
-        return True
-    return None if a is None or b is None else False
 
 
 class _Break(Exception):

@@ -180,14 +180,14 @@ class _Test:
         value = self.conj()
         while self.i < len(self.t) and self.peek() in ("-o", "||"):
             self.i += 1
-            value = _or(value, self.conj())
+            value = either(value, self.conj())
         return value
 
     def conj(self) -> bool | None:
         value = self.neg()
         while self.i < len(self.t) and self.peek() in ("-a", "&&"):
             self.i += 1
-            value = _and(value, self.neg())
+            value = both(value, self.neg())
         return value
 
     def neg(self) -> bool | None:
@@ -236,13 +236,15 @@ def _compare(left: str | None, op: str, right: str | None) -> bool | None:
     return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b, "-gt": a > b, "-ge": a >= b}[op]
 
 
-def _and(a: bool | None, b: bool | None) -> bool | None:
+def both(a: bool | None, b: bool | None) -> bool | None:
+    """`a && b` over values that may be unknown (None)."""
     if a is False or b is False:
         return False
     return None if a is None or b is None else True
 
 
-def _or(a: bool | None, b: bool | None) -> bool | None:
+def either(a: bool | None, b: bool | None) -> bool | None:
+    """`a || b` over values that may be unknown (None)."""
     if a is True or b is True:
         return True
     return None if a is None or b is None else False

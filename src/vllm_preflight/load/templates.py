@@ -77,21 +77,31 @@ def has_tokens(text: str) -> bool:
 def untoken(text: Text, source: Source | None, pins: dict[str, str] | None,
             assumptions: list[Assumption] | None = None) -> Text:
     """A Text with its template tokens as symbols (or their pinned or default values)."""
-    if not any(isinstance(s, Lit) and OPEN in s.text for s in text):
-        return text
     placeholders = getattr(source, "placeholders", None) or []
+
+    def value(m: re.Match, piece: Lit) -> list:
+        k = ord(m.group(1)) - FIRST
+        action = placeholders[k] if 0 <= k < len(placeholders) else m.group(0)
+        return _value(action, piece, m.start(), pins, assumptions)
+
+    return _replaced(text, OPEN, _TOKEN, value)
+
+
+def _replaced(text: Text, mark: str, pattern: re.Pattern, value) -> Text:
+    """A Text with each match of `pattern` in its known pieces (those holding `mark`) replaced
+    by `value(match, piece)`."""
+    if not any(isinstance(s, Lit) and mark in s.text for s in text):
+        return text
     out: list = []
     for s in text:
-        if not isinstance(s, Lit) or OPEN not in s.text:
+        if not isinstance(s, Lit) or mark not in s.text:
             out.append(s)
             continue
         pos = 0
-        for m in _TOKEN.finditer(s.text):
+        for m in pattern.finditer(s.text):
             if m.start() > pos:
                 out.append(s.cut(pos, m.start()))
-            k = ord(m.group(1)) - FIRST
-            action = placeholders[k] if 0 <= k < len(placeholders) else m.group(0)
-            out.extend(_value(action, s, m.start(), pins, assumptions))
+            out.extend(value(m, s))
             pos = m.end()
         if pos < len(s.text):
             out.append(s.cut(pos))
@@ -129,23 +139,10 @@ _ENVSUBST = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]
 def envsubst(text: Text, pins: dict[str, str] | None) -> Text:
     """`${NAME}` / `$NAME` in words that reach the program unexpanded (a manifest's exec-form
     args: Kubernetes expands only `$(NAME)`): envsubst placeholders, unknown until rendered."""
-    if not any(isinstance(s, Lit) and "$" in s.text for s in text):
-        return text
-    out: list = []
-    for s in text:
-        if not isinstance(s, Lit) or "$" not in s.text:
-            out.append(s)
-            continue
-        pos = 0
-        for m in _ENVSUBST.finditer(s.text):
-            if m.start() > pos:
-                out.append(s.cut(pos, m.start()))
-            name = m.group(1) or m.group(2)
-            if pins and name in pins:
-                out.append(Lit(pins[name]))
-            else:
-                out.append(Sym("var", name, m.group(0), loc=s.location(m.start())))
-            pos = m.end()
-        if pos < len(s.text):
-            out.append(s.cut(pos))
-    return tuple(out)
+    def value(m: re.Match, piece: Lit) -> list:
+        name = m.group(1) or m.group(2)
+        if pins and name in pins:
+            return [Lit(pins[name])]
+        return [Sym("var", name, m.group(0), loc=piece.location(m.start()))]
+
+    return _replaced(text, "$", _ENVSUBST, value)
