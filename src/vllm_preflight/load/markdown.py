@@ -31,6 +31,7 @@ SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "sh
                "text", "terminal", "ksh", "bash-session", "shellscript", "plaintext", "txt"}
 SESSION_LANGS = {"console", "shell-session", "shellsession", "sh-session", "terminal", "bash-session"}
 YAML_LANGS = {"yaml", "yml"}
+_MANIFEST_KEY = re.compile(r"""\b(?:kind|services)["']?\s*:""")
 # `$ `, `(venv) $ `, `user@host:~/dir$ `: a prompt before a command in a terminal session
 _PROMPT = re.compile(r"^(\s*)(?:\([^()\s]*\)\s+)?(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?)?\$ ")
 
@@ -136,7 +137,9 @@ def load_markdown(source: Source, variables: dict[str, str] | None = None, skipp
                 skipped.append(Skipped(f"{source.path}:{b.line}", f"{shown} block the shell cannot read "
                                        f"({e.message}): not a command"))
     found = deployments(sh, source.path, "markdown", required=not any(b.lang in YAML_LANGS for b in every))
-    return found + _yaml_servers(source, [b for b in every if b.lang in YAML_LANGS], variables, skipped)
+    # only a block naming a `kind` or `services` can be a manifest or a Compose file: others are not parsed
+    manifests = [b for b in every if b.lang in YAML_LANGS and _MANIFEST_KEY.search("\n".join(b.lines))]
+    return found + _yaml_servers(source, manifests, variables, skipped)
 
 
 def _yaml_servers(source: Source, blocks: list[Block], variables, skipped: list | None) -> list[LoadedDeployment]:
