@@ -323,8 +323,10 @@ def container_words(doc: YamlDoc, cpath: tuple, keys: tuple, container: dict, en
             if isinstance(item, (dict, list)) or item is None:
                 continue
             s = item if isinstance(item, str) else str(item)
-            words.append(TWord(untoken(k8s_expand(s, doc.scalar_text(p), env), doc.source, pins, assumptions),
-                               doc.location(p)))
+            text = untoken(k8s_expand(s, doc.scalar_text(p), env), doc.source, pins, assumptions)
+            # an item that is one template value may stand for several (`{{- range }}` over args)
+            alone = len(text) == 1 and isinstance(text[0], Sym) and text[0].source.startswith("{{")
+            words.append(TWord(text, doc.location(p), fields=alone))
     return words
 
 
