@@ -110,6 +110,18 @@ SCRIPTS.update({
           *) ;;
         esac
         """,
+    "compound-commands-on-one-line": """\
+        X=1
+        if [ "$X" = 1 ]; then vllm serve a; else vllm serve b; fi
+        function f {
+          vllm serve "f-$1"
+        }
+        function g() { vllm serve "g-$1"; }
+        f one; g two
+        case "$X" in 1|2) if [[ -z "" || "$X" == 3 ]]; then vllm serve c; fi ;; *) vllm serve d ;; esac
+        for m in x y z; do case $m in x) vllm serve "m-$m" ;; y) continue ;; *) break ;; esac; vllm serve "n-$m"; done
+        until [ "$X" -ge 3 ]; do X=$((X+1)); vllm serve "u-$X"; done
+        """,
 })
 # (arguments, environment); `required-parameter` only runs when both are given (bash stops otherwise)
 # (pins act on the variables a script reads, not on those it assigns: no run sets those)

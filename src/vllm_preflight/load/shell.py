@@ -340,7 +340,7 @@ class Shell(Expansion):
             if end < 0:
                 continue
             if word is not None:
-                hit = self._case_match(run, patterns, word)
+                hit = self._case_match(run, patterns, word, block.start)
                 if hit is False:
                     continue
             stop = end + 1 if run.cmds[end].separator in (";;", ";&", ";;&") else end  # `cmd ;;` is in the clause
@@ -348,12 +348,15 @@ class Shell(Expansion):
             if word is not None and hit is True:
                 return
 
-    def _case_match(self, run: _Run, patterns: list[int], word: str) -> bool | None:
+    def _case_match(self, run: _Run, patterns: list[int], word: str, start: int) -> bool | None:
         from vllm_preflight.load.shell_expand import _glob
 
         unknown = False
         for k in patterns:
-            for w in run.cmds[k].words:
+            words = run.cmds[k].words
+            if k == start:  # the header's own command: its pattern words come after `in`
+                words = _after_keyword(run.cmds[k], ("in",))
+            for w in words:
                 text = w.literal() if not w.is_quoted_anywhere else None
                 if text is None:
                     value = literal(self.expand_scalar(w, run.origin))
@@ -709,7 +712,14 @@ class Shell(Expansion):
         self.positional = [w.text for w in args]
         self.depth += 1
         try:
-            self._run_range(run, block.body, block.end + 1)
+            first = block.body
+            if first == block.start:  # `function f { cmd ...`: the body starts in the header's command
+                header = run.cmds[first]
+                body = _after_keyword(header, ("{",))
+                if body:
+                    self.run_command(Command(body, body[0].start, header.end, header.separator), run.origin)
+                first += 1
+            self._run_range(run, first, block.end + 1)
         finally:
             self.depth -= 1
             self.positional = saved

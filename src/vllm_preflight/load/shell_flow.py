@@ -82,6 +82,13 @@ def structure(cmds: list[Command]) -> dict[int, Block]:
                 stack.append(block)
                 if kw == "case":
                     expect_pattern = True
+                    words = [w.literal() for w in cmd.words]
+                    if "in" in words and words.index("in") + 1 < len(words):
+                        # `case $x in a|b) ...` on one line: the first pattern shares the header's command
+                        pattern.append(i)
+                        if cmd.separator == ")":
+                            block.clauses.append((pattern, i + 1, -1))
+                            pattern, expect_pattern = [], False
             elif kw == "then" and top is not None and top.kind == "if":
                 top.clauses[-1][2] = i
             elif kw in ("elif", "else") and top is not None and top.kind == "if":
