@@ -23,3 +23,20 @@ def test_corpus_file_servers(rel, in_root):
     assert out.phantom == [], out.phantom
     assert out.differ == [], out.differ
     assert out.problems == [], out.problems
+
+
+@pytest.mark.parametrize("rel", ["kuberay/raycluster-vllm-head.yaml", "kuberay/rayjob-serve.yaml",
+                                 "slurm/ray-cluster.slurm"])
+def test_a_ray_launch_of_the_corpus_is_checked_with_the_nodes_ray(rel, in_root):
+    """Their images (0.22.0, 0.19.1) and the newest release install no ray, but these servers run
+    where Ray runs (a KubeRay pod, a script that starts Ray): `--distributed-executor-backend
+    ray` is not refused, and node.ray is said once, as the launch shows it."""
+    from corpus import CORPUS, ROOT
+
+    from vllm_preflight.api import check_inputs
+
+    report = check_inputs([str((CORPUS / rel).relative_to(ROOT))], offline=True)
+    assert not report.errors and report.results
+    for r in report.results:
+        assert r.vllm_error is None, r.vllm_error
+        assert [a.value for a in r.assumptions if a.fact == "node.ray"] == [True]

@@ -35,8 +35,6 @@ class LoadedDeployment(Deployment):
     private_files: tuple = ()
     format: str = ""  # the loader that found it
     name: str | None = None  # a reader's name: "LeaderWorkerSet wide-ep-decode, worker pods, container vllm"
-    # optional packages known to be on the node, from the image or the launch (("ray", True), ...)
-    node_facts: tuple = ()
 
     __hash__ = object.__hash__  # templates hold YAML values; identity is enough
 
