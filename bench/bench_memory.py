@@ -95,7 +95,16 @@ def cases(tmp: Path) -> list[tuple[str, list[str]]]:
             (MAX_BYTES - 100) // 7)) + "vllm serve m\n")]),
         ("Markdown of 4 MiB (one 2M-line paragraph)", [write("big.md", "```bash\nvllm serve m\n```\n"
                                                            + "x\n" * ((MAX_BYTES - 100) // 2))]),
+        # issue 19: every block stands alone, every YAML block naming a kind is parsed alone
+        ("Markdown of 4 MiB (54,000 manifest blocks)", [write("yaml-blocks.md", _repeat(
+            "```yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n```\n\n", MAX_BYTES))]),
+        ("Markdown of 4 MiB (190,000 unreadable blocks)", [write("bad-blocks.md", _repeat("```\nit's\n```\n\n",
+                                                                                          MAX_BYTES))]),
     ]
+
+
+def _repeat(block: str, size: int) -> str:
+    return block * ((size - 100) // len(block))
 
 
 def matrix_cases(tmp: Path) -> list[tuple[str, list[str]]]:

@@ -89,6 +89,15 @@ def _nearest_supported(version: str) -> str:
     return max(below, key=version_key) if below else NEWEST
 
 
+def _older_than_supported(version: str) -> bool:
+    from vllm_preflight.releases import version_key
+
+    try:
+        return version_key(version)[:3] < version_key(SUPPORTED[0])
+    except ValueError:
+        return False
+
+
 def _release_of(version: str) -> str | None:
     from vllm_preflight.releases.versions import release_of
 
@@ -133,8 +142,12 @@ def choose_release(d: Deployment, vllm_version: str | None, target: str):
             return mapped, [Assumption("vllm_version", mapped, f"{what} (vLLM {hint})")], \
                 _mapped(what, hint, mapped, where)
         name = _nearest_supported(hint)
-        why = (f"{what} names vLLM {hint}, which vllm-preflight does not model "
-               f"(it models {SUPPORTED[0]} to {SUPPORTED[-1]}); resolved as {name}, the nearest supported release")
+        if _older_than_supported(hint):
+            why = (f"{what} names vLLM {hint}: no supported release matches (vllm-preflight models "
+                   f"{SUPPORTED[0]} to {SUPPORTED[-1]}); checked as {name}, the oldest, which vLLM {hint} may not match")
+        else:
+            why = (f"{what} names vLLM {hint}, which vllm-preflight does not model "
+                   f"(it models {SUPPORTED[0]} to {SUPPORTED[-1]}); resolved as {name}, the nearest supported release")
         return name, [Assumption("vllm_version", name, why)], [Finding("VP105", why, where)]
     return NEWEST, [Assumption("vllm_version", NEWEST, "no --vllm-version and no vLLM version in an image tag: "
                                                        "the newest supported release")], []

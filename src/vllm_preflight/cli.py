@@ -107,7 +107,7 @@ class _CommandAfterDashes(click.Command):
 @click.option("--assume", "assume", multiple=True, metavar="K=V",
               help="Pin a fact, e.g. model.is_moe=true (model facts) or a shell variable.")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
-              type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight"]),
+              type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "compose", "preflight"]),
               help="Read every FILE as this format instead of detecting it from the content.")
 @click.option("--format", "fmt", default="text", show_default=True,
               type=click.Choice(["text", "concise", "json", "sarif", "github", "junit"]),
@@ -120,7 +120,8 @@ class _CommandAfterDashes(click.Command):
 @click.option("--offline", is_flag=True,
               help="Read model files from local folders and the Hugging Face cache only; never the Hub "
                    "(HF_HUB_OFFLINE=1 does the same).")
-@click.option("--verbose", "-v", is_flag=True, help="Also list the files skipped as holding no vLLM server.")
+@click.option("--verbose", "-v", is_flag=True, help="Also list the files skipped as holding no vLLM server, and "
+              "the parts of files left out (a Markdown block that is no command, a YAML document that is not read).")
 @click.option("--allow-path", "allow_paths", multiple=True, metavar="DIR",
               help="A folder whose files an input may name (`--config`, `source`, `from:`) besides its own "
                    "folder tree; repeatable (also `allow-path` in the project config).")
@@ -131,8 +132,9 @@ class _CommandAfterDashes(click.Command):
 @click.argument("inputs", nargs=-1, type=click.Path(readable=False))
 def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fail_on, offline, verbose,
           allow_paths, skip_non_deployments, inputs) -> None:
-    """Resolve deployments: FILEs and folders (shell scripts, vLLM --config YAML, Kubernetes
-    manifests, *.preflight.yaml; every vLLM server in them), or `-- vllm serve MODEL ...`."""
+    """Resolve deployments: FILEs and folders (shell scripts, Markdown guides, vLLM --config YAML,
+    Kubernetes manifests, Compose files, *.preflight.yaml; every vLLM server in them), or
+    `-- vllm serve MODEL ...`."""
     from vllm_preflight import ignores, outcome
     from vllm_preflight.api import check_inputs
     from vllm_preflight.errors import UsageProblem
@@ -159,10 +161,9 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     for r in report.results:
         outcome.ensure_refusal(r)
     ignores.apply(report, config)
-    for path in report.skipped:  # a link a walk did not follow is always said; a file without a server with -v
-        reason = getattr(path, "reason", "holds no vLLM server")
-        if verbose or reason != "holds no vLLM server":
-            say(f"skipped {path}: {reason}")
+    for path in report.skipped:  # a link a walk did not follow is always said; the rest with -v
+        if verbose or getattr(path, "always", False):
+            say(f"skipped {path}: {getattr(path, 'reason', 'holds no vLLM server')}")
     if require and not report.results and not report.errors:
         say("no vLLM server found in what was given; nothing was checked")
     _emit(lambda: _render(fmt, report, fail_on, verbose, require))

@@ -49,6 +49,9 @@ class Deployment:
     vllm_version: str | None = None  # a hint from the deployment (an image tag), if any
     assumptions: tuple[Assumption, ...] = ()
     base_dir: str | None = None  # relative model paths are read from here
+    # optional packages the launch shows on the node, (("ray", True),) for a Ray-based launch;
+    # the resolver takes them over its per-release assumption (resolve: State.node)
+    node_facts: tuple[tuple[str, bool], ...] = ()
 
     @property
     def env_map(self) -> dict[str, str]:

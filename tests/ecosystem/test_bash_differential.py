@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -24,9 +25,9 @@ BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="needs bash")
 
 RECORD = r"""#!/bin/sh
-# record this invocation: argv then environment, NUL-separated, one file per run
-n=$(ls "$STUB_LOG" | wc -l)
-{ printf '%s\0' "$(basename "$0")" "$@"; printf '\1\0'; env -0; } > "$STUB_LOG/$n"
+# record this invocation: argv then environment, NUL-separated, one file per run (named by the
+# process id: runs in the background at the same time do not overwrite each other)
+{ printf '%s\0' "$(basename "$0")" "$@"; printf '\1\0'; env -0; } > "$STUB_LOG/$$"
 """
 # the real tools take these options with a separate value; the stubs skip them the same way
 NUMACTL = r"""#!/bin/sh
@@ -63,11 +64,18 @@ def stubs(tmp_path) -> Path:
     return d
 
 
-def run_bash(script: Path, stubs: Path, variables: dict[str, str]) -> list[tuple[tuple[str, ...], dict]]:
+def run_bash(script: Path, stubs: Path, variables: dict[str, str], args: list[str] = ()
+             ) -> list[tuple[tuple[str, ...], dict]]:
     log = stubs.parent / f"log-{len(list(stubs.parent.glob('log-*')))}"
     log.mkdir()
     env = {"PATH": f"{stubs}:/usr/bin:/bin", "HOME": str(stubs.parent), "STUB_LOG": str(log), **variables}
-    subprocess.run([BASH, str(script)], check=False, env=env, cwd=stubs.parent, capture_output=True, timeout=30)
+    subprocess.run([BASH, str(script), *args], check=False, env=env, cwd=stubs.parent, capture_output=True, timeout=30)
+    if "&" in script.read_text():  # servers started in the background may still be writing their record
+        seen, stable = -1, 0
+        while stable < 3:
+            time.sleep(0.1)
+            now = len(list(log.iterdir()))
+            stable, seen = (stable + 1, seen) if now == seen else (0, now)
     runs = []
     for f in sorted(log.iterdir(), key=lambda p: int(p.name)):
         argv_part, _, env_part = f.read_bytes().partition(b"\x01\x00")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from vllm_preflight.cli import cli
-from vllm_preflight.load.shell_file import load_markdown, markdown_shell
+from vllm_preflight.load.markdown import load_markdown, markdown_shell
 from vllm_preflight.load.source import Source
 
 # A README that documents how to write a README: the ````markdown block shows a ```bash

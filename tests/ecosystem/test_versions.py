@@ -38,9 +38,31 @@ def test_kind_names_what_is_not_a_release():
     ("vllm/vllm-openai:v0.11.0rc1", "0.11.0rc1"), ("vllm/vllm-openai:v0.13.0.post1", "0.13.0.post1"),
     ("vllm/vllm-openai:v0.22.1", "0.22.1"), ("vllm/vllm-openai:v0.13.0-cu126", "0.13.0"),
     ("vllm/vllm-openai:latest", None), ("vllm/vllm-openai:nightly-1a2b3c", None),
+    # issue 19: a tag whose leading version is a vLLM version, whatever build suffix follows
+    ("vllm/vllm-openai:v0.10.2-nixl-0.7.1-cu128", "0.10.2"), ("aibrix/vllm-openai:v0.7.3.self.post1", "0.7.3"),
+    ("vllm/vllm-openai:v0.22.0-cu129", "0.22.0"), ("registry.example.com/mirror/vllm-openai:v0.20.1_arm64", "0.20.1"),
 ])
 def test_image_tags(tag, version):
     assert image_version(tag) == version
+
+
+def test_a_custom_build_suffix_is_stated_and_a_cuda_variant_is_not():
+    from vllm_preflight.load.images import version_source
+
+    assert "custom build `-nixl-0.7.1-cu128`" in version_source("vllm/vllm-openai:v0.10.2-nixl-0.7.1-cu128")
+    assert version_source("vllm/vllm-openai:v0.22.0-cu129") == "image vllm/vllm-openai:v0.22.0-cu129"
+
+
+def test_a_tag_older_than_every_supported_release_says_no_release_matches(tmp_path):
+    # before: `v0.7.3.self.post1` was no version at all and 0.33.0 was checked without a word
+    script = tmp_path / "run.sh"
+    script.write_text("docker run --gpus all aibrix/vllm-openai:v0.7.3.self.post1 deepseek-ai/DeepSeek-V3 -tp 8\n")
+    r, out = _check(str(script))
+    [res] = out["results"]
+    assert res["vllm_version"] == "0.11.0"
+    [f] = [f for f in res["findings"] if f["rule"] == "VP105"]
+    assert "no supported release matches" in f["message"] and "0.7.3" in f["message"]
+    assert "custom build `.self.post1`" in f["message"]
 
 
 def _check(*args):

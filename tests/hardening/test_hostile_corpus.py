@@ -67,6 +67,26 @@ def test_links_inside_the_folder_are_followed_once(tmp_path):
     assert len(sources(doc)) == 1, err  # one file, checked once (by the first name the walk meets)
 
 
+def test_links_not_followed_and_parts_left_out_are_both_listed(tmp_path):
+    """skipped[] holds the walk's links (said on stderr always) and the loaders' parts of files
+    (a Markdown block the shell cannot read: said with -v); a Markdown block's `source` of a
+    file outside the folder is not read (issue 25) while the guide's server is checked."""
+    top = _folder_with_link(tmp_path, "/")
+    (tmp_path / "env.sh").write_text("export TP=4\n")
+    (top / "guide.md").write_text("```bash\nsource ../env.sh\nvllm serve Qwen/Qwen3-0.6B -tp $TP\n```\n\n"
+                                  "```\nit's a log\n```\n")
+    code, doc, err = check(str(top))
+    assert code == 0, err
+    reasons = {s["path"]: s["reason"] for s in doc["skipped"]}
+    assert "not followed" in reasons[str(top / "link")]
+    assert "block the shell cannot read" in reasons[f"{top / 'guide.md'}:7"]
+    assert f"skipped {top / 'link'}" in err and "guide.md:7" not in err
+    _code, _doc, loud = check("-v", str(top))
+    assert f"skipped {top / 'guide.md'}:7: an unlabelled block the shell cannot read" in loud
+    [guide] = [r for r in doc["results"] if r["source"].endswith("guide.md")]
+    assert any(f["rule"] == "VP121" and "outside the folder tree" in f["message"] for f in guide["findings"])
+
+
 def test_a_link_loop_is_the_folders_error_and_other_inputs_are_checked(tmp_path, good):
     top = tmp_path / "top"
     (top / "sub").mkdir(parents=True)
@@ -128,11 +148,25 @@ def _pod_list(pods: int) -> str:
         f"      image: vllm/vllm-openai:v0.13.0\n      command: [vllm, serve, m]\n" for i in range(pods))
 
 
+def _compose(services: int) -> str:
+    return "services:\n" + "".join(f"  s{i}:\n    image: vllm/vllm-openai:v0.13.0\n    command: [m]\n"
+                                   for i in range(services))
+
+
+def _guide(shell_blocks: int, containers: int) -> str:
+    """A Markdown guide: `vllm serve` blocks, then a ```yaml Pod (its servers count with theirs)."""
+    return "```bash\nvllm serve m\n```\n" * shell_blocks + "```yaml\n" + _pod(containers) + "```\n"
+
+
 @pytest.mark.parametrize("name, text, line", [
     ("pod.yaml", _pod(10_000), 6 + 3 * MAX_SERVERS_PER_FILE),  # the first container past the limit
     ("list.yaml", _pod_list(10_000), 4 + 8 * MAX_SERVERS_PER_FILE + 5),  # the container of the first item past it
     ("many.sh", "vllm serve m\n" * 10_000, MAX_SERVERS_PER_FILE + 1),
-], ids=["pod-10000-containers", "list-10000-pods", "script-10000-servers"])
+    ("compose.yaml", _compose(10_000), 3 + 3 * MAX_SERVERS_PER_FILE),  # the first service past the limit
+    # 200 shell blocks and 100 containers: the limit holds for the file, not per shape
+    ("guide.md", _guide(200, 100), 609 + 3 * (MAX_SERVERS_PER_FILE - 200)),
+], ids=["pod-10000-containers", "list-10000-pods", "script-10000-servers", "compose-10000-services",
+        "markdown-shell-and-yaml-300-servers"])
 def test_more_servers_than_the_limit_is_an_input_error(tmp_path, good, name, text, line):
     p = tmp_path / name
     p.write_text(text)

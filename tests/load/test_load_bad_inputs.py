@@ -27,8 +27,11 @@ BAD = {
     "empty.sh": ("", "empty file", None),
     "blank.yaml": ("\n   \n", "empty file", None),
     "quote.sh": ("vllm serve 'model -tp 8\n", "shell syntax error: unterminated single quote", (1, 12)),
+    # a template is read with its placeholders (issue 19): this one holds no server
     "helm-template.yaml": ("apiVersion: v1\nkind: Pod\nspec:\n  {{- if .Values.x }}\n  containers: []\n",
-                           "unrendered Helm template", None),
+                           "no container running a vLLM server", None),
+    "helm-broken.yaml": ("apiVersion: v1\nkind: Pod\nspec:\n  containers: {{ .Values.c }\n",
+                         "unrendered Helm template", None),
     "deep.yaml": ("[" * 5000 + "]" * 5000, "", None),
 }
 

@@ -24,7 +24,9 @@ def test_lws_prefill_decode_pairs_with_bash_scripts(in_root):
     d = found[decode_leader]
     i = d.argv.index("--data-parallel-size")
     assert d.argv[i + 1] == "16"  # $((LWS_GROUP_SIZE * DP_SIZE_LOCAL)): size 2 x env DP_SIZE_LOCAL=8
-    assert d.argv[d.argv.index("--data-parallel-start-rank") + 1] == "0"  # ${LWS_WORKER_INDEX:-0} * 8
+    # LWS sets LWS_WORKER_INDEX on every pod, so `${LWS_WORKER_INDEX:-0}`'s default never applies:
+    # the rank is the pod's (0 on the leader, 8 on the worker), not 0 (issue 19)
+    assert d.argv[d.argv.index("--data-parallel-start-rank") + 1] == "$(( ${LWS_WORKER_INDEX:-0} * DP_SIZE_LOCAL ))"
     assert d.argv[-2:] == ("--kv_transfer_config", '{"kv_connector":"NixlConnector", "kv_role":"kv_both"}')
     assert "--headless" in found[decode_worker].argv and "--headless" not in d.argv
     env = dict(d.env)
@@ -33,7 +35,7 @@ def test_lws_prefill_decode_pairs_with_bash_scripts(in_root):
     assert (d.location.line, d.location.column) == (48, 24)  # `vllm` inside the block scalar
     facts = {a.fact: a for a in d.assumptions}
     assert facts["LWS_GROUP_SIZE"].value == 2
-    assert "LeaderWorkerSet controller" in facts["LWS_WORKER_INDEX"].source
+    assert "LWS_WORKER_INDEX" not in facts  # not taken at its default
     p = found[prefill]
     assert p.argv[p.argv.index("--all2all-backend") + 1] == "deepep_high_throughput"
     assert p.argv[p.argv.index("--data-parallel-start-rank") + 1] == "$(( LWS_WORKER_INDEX * DP_SIZE_LOCAL ))"

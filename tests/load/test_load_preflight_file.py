@@ -23,12 +23,14 @@ def test_from_wraps_another_file_and_overrides_what_it_cannot_say(in_root):
     # `from: ../kubernetes/...` leaves the deployment file's folder: read only where allowed
     found, errors = load_paths([rel(INPUTS / "preflight" / "wide-ep-decode.preflight.yaml")],
                                allow_paths=[rel(INPUTS / "kubernetes")])
-    assert not errors and len(found) == 3
+    # LWS_WORKER_INDEX pinned to 1: the decode script's `if [ ... -eq 0 ]` takes its worker branch only
+    assert not errors and len(found) == 2
     for d in found:
         assert d.source.startswith("tests/fixtures/inputs/kubernetes/lws-wide-ep-pd.yaml:")
         assert d.vllm_version == "0.20.2" and d.version_source == "deployment file" and d.gpu == "H100"
-    worker = [d for d in found if d.source.endswith("vllm#2")][0]
-    assert worker.argv[worker.argv.index("--data-parallel-start-rank") + 1] == "8"  # LWS_WORKER_INDEX pinned to 1
+    worker = next(d for d in found if d.source.endswith(":0:leaderWorkerTemplate.workerTemplate.vllm"))
+    assert "--headless" in worker.argv
+    assert worker.argv[worker.argv.index("--data-parallel-start-rank") + 1] == "8"
 
 
 def test_variables_from_assume_win_over_the_file(tmp_path):

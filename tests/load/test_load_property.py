@@ -15,16 +15,28 @@ from vllm_preflight.model import Deployment
 from vllm_preflight.releases import get_release
 from vllm_preflight.schema.validate import validate_bound
 
-SEEDS = sorted(p for p in list(INPUTS.rglob("*")) + list(EXAMPLES.rglob("*"))
-               if p.is_file() and p.suffix in (".sh", ".yaml", ".yml", ".md"))
-FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight")
+CORPUS = INPUTS.parent / "corpus"  # the loaders' corpus (issue 19): every shape the README claims
+SEEDS = sorted(p for p in list(INPUTS.rglob("*")) + list(EXAMPLES.rglob("*")) + list(CORPUS.rglob("*"))
+               if p.is_file() and p.suffix in (".sh", ".yaml", ".yml", ".md", ".sbatch", ".slurm")
+               and p.name != "expected.yaml")
+FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "compose", "preflight")
 NASTY = ["'", '"', "\\", "\\\n", "$", "$(", "$((", "${", "}", ")", "`", "#", " # ", "\n", "\t", ":", ": ", "- ",
          "-", "--", "=", "&", "|", ";", "<<EOF\n", "<<<<<<< HEAD\n", "{", "[", "]", "*a", "&a ", "!!python/object ",
          "!!binary ", "---\n", "...\n", "%YAML 1.1\n", "?", ">-\n", "|\n", "\u00e9", "\ue000", "\x00", "$@", "${A[@]}",
          "$(( X * ))", "eval ", "bash -c ", "vllm serve ", "-cc.a.b=", "--config ", "$(VAR)", "'{\"a\":", "9" * 30,
          # issue 11: constructs and values that once hung, grew or crashed the loader
          "${IFS}", "source ./x.sh\n", ". $X\n", "bash <<EOF\n", "| sh\n", "A=\"$A$A\"\n", "env: 5\n",
-         "envFrom: true\n", "[" * 120, "9" * 5000, "\x1b[2J"]
+         "envFrom: true\n", "[" * 120, "9" * 5000, "\x1b[2J",
+         # issue 19: templates, Compose, serving manifests, Markdown blocks, expansion and control flow
+         "{{ .Values.x }}", "{{- if .Values.y }}\n", "{{- end }}\n", "{{ . | quote }}", "{{ .Values.t | default 2 }}",
+         "{{", "}}", "${TP}", "$$", "services:\n", "  command: ", "  entrypoint: [sh, -c]\n", "image: ",
+         "kind: InferenceService\n", "kind: ServingRuntime\n", "kind: RayJob\n", "entrypoint: vllm serve m\n",
+         "roles:\n", "headGroupSpec:\n", "```\n", "```yaml\n", "```bash\n", "~~~\n", "$ ", "(venv) $ ", "<model>",
+         "${1:-8000}", "${@:2}", "${X##*/}", "${X/a/b}", "${#X}", "${X:1:2}", "${X^^}", "$#", "shift 3\n",
+         "set -- a b\n", "while [[ $# -gt 0 ]]; do\n", "done\n", "case $1 in\n", "--tp) ", ";;", "esac\n",
+         "f() {\n", "}\n", "f\n", "if [ 1 -eq 1 ]; then\n", "else\n", "fi\n", "for i in 1 2 3; do\n", "break\n",
+         "--entrypoint /bin/bash ", "tmux new -d 'vllm serve m'\n", "srun bash <<EOF\n", "ray start --head\n",
+         "getopts a: o", "${A[$i]}", ":v0.10.2-nixl-0.7.1-cu128", ":v0.7.3.self.post1"]
 RELEASES = [get_release(v) for v in ("0.11.0", "0.15.1", "0.33.0", "pr29558")]
 
 
@@ -102,7 +114,10 @@ def test_the_whole_check_survives_mutated_inputs(case):
 # (JSON, dotted flags, sourced files), odd YAML scalars where lists go, here-documents, eval,
 # $IFS, absurd numbers. The load must end with Deployments or an InputFailure (never another
 # exception), and within the limits of load.limits.
-_GROW = ['A="$A$A"', 'A+="$A"', 'arr=("${arr[@]}" "${arr[@]}")', 'set -- "$@" "$@"', "export A=$A$A"]
+_GROW = ['A="$A$A"', 'A+="$A"', 'arr=("${arr[@]}" "${arr[@]}")', 'set -- "$@" "$@"', "export A=$A$A",
+         # issue 19: work that loops and nested function calls multiply
+         "g() { h; h; h; h; h; h; h; h; }", "h() { k; k; k; k; k; k; k; k; }", "k() { vllm serve m; }", "g",
+         "while true; do A=$A$A; done", 'for i in 1 2 3 4 5 6 7 8; do set -- "$@" "$@"; done']
 _TAILS = ["vllm serve m $A", 'vllm serve m "${arr[@]}"', 'vllm serve m "$@"', "vllm${IFS}serve m -tp 2",
           "bash <<EOF\nvllm serve m -tp $A\nEOF", "cat <<'EOF' | sh\nvllm serve m\nEOF", 'eval "$A"',
           "source ./nowhere.sh\nvllm serve m", ". $A\nvllm serve m", "ssh h <<EOF\nvllm serve m\nEOF"]

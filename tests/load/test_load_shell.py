@@ -120,7 +120,7 @@ def test_markdown_snippets_at_their_lines(in_root):
 
 
 def test_console_blocks_take_prompt_lines_only():
-    from vllm_preflight.load.shell_file import load_markdown
+    from vllm_preflight.load.markdown import load_markdown
 
     text = "```console\n$ vllm serve m -tp 2\nINFO vllm serve is up\n```\n"
     [d] = load_markdown(Source("x.md", text))

@@ -100,6 +100,32 @@ def test_msgpack_comes_with_ray():
     assert _err(_run("0.18.0", "--kv-transfer-config", P2P)) == "ModuleNotFoundError: No module named 'msgpack'"
 
 
+def _on_ray_node(version, *args):
+    """A server whose launch shows ray on its node (a Ray cluster's pod, a script that runs
+    `ray start`): the loaders give it node_facts and the node.ray assumption."""
+    from vllm_preflight.model import Assumption
+
+    d = Deployment(argv=("vllm", "serve", LLAMA) + args, node_facts=(("ray", True),),
+                   assumptions=(Assumption("node.ray", True, "the server runs on a Ray cluster (RayCluster)"),))
+    return resolve(d, version), resolve(d, version, full_plan=True)
+
+
+@pytest.mark.parametrize("version", ["0.18.0", "0.22.0", "0.33.0"])
+def test_a_launch_that_shows_ray_on_the_node_is_not_refused_for_a_missing_ray(version):
+    """The release's wheel lacks ray, but the node has it (the deployment's node_facts): the ray
+    executor (and msgpack, which ray requires) is there; the report says node.ray once, the
+    launch's True, and the pruned plan resolves like the full one."""
+    for args in (("-tp", "2", "--distributed-executor-backend", "ray"),
+                 ("-tp", "2", "-dp", "2", "--data-parallel-backend", "ray")):
+        res, full = _on_ray_node(version, *args)
+        assert _err(res) is None, (args, _err(res))
+        assert [a.value for a in res.assumptions if a.fact == "node.ray"] == [True]
+        assert (res.resolved, res.assumptions, res.events) == (full.resolved, full.assumptions, full.events)
+    if version == "0.18.0":  # P2pNcclConnector is registered through 0.23.0
+        res, _full = _on_ray_node(version, "--kv-transfer-config", P2P)
+        assert _err(res) is None and not any(a.fact == "node.msgpack" for a in res.assumptions)
+
+
 # ------------------------------------------------------------ async scheduling + PP
 V1 = [("VLLM_USE_V2_MODEL_RUNNER", "0")]
 

@@ -1,8 +1,10 @@
 """Loaders: files of the formats deployers write, turned into Deployments.
 
 Each loader knows its format, not vLLM. The format of a file is detected from its content
-(a shebang, Kubernetes `apiVersion`/`kind`, a mapping of vLLM option names, our deployment
-file's keys), with the file name as a hint; `--input-format` overrides it. Folders are
+(a shebang, Kubernetes `apiVersion`/`kind`, Compose `services`, a mapping of vLLM option
+names, our deployment file's keys), with the file name as a hint; `--input-format`
+overrides it. Parts of a file read and left out (a Markdown block that is no command, a YAML
+document that does not parse, a resource the tool does not read) are listed with why. Folders are
 walked (hidden folders skipped, links followed only inside the folder, loops and nesting
 past MAX_DEPTH reported); in a folder, files that
 hold no vLLM server are skipped quietly, while a file named on the command line must hold
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 from vllm_preflight.errors import InputError, InputFailure
 from vllm_preflight.load import source as source_mod
 from vllm_preflight.load.command import deployment_from_words, load_command_file
+from vllm_preflight.load.loaded import Skipped
 from vllm_preflight.model import Deployment
 
 if TYPE_CHECKING:
@@ -37,10 +40,10 @@ __all__ = [
     "load_paths",
 ]
 
-INPUT_FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight")
-YAML_FORMATS = ("vllm-config", "kubernetes", "preflight")
+INPUT_FORMATS = ("auto", "shell", "markdown", "vllm-config", "kubernetes", "compose", "preflight")
+YAML_FORMATS = ("vllm-config", "kubernetes", "compose", "preflight")
 _YAML_EXT = (".yaml", ".yml")
-_SHELL_EXT = (".sh", ".bash", ".zsh", ".ksh", ".command")
+_SHELL_EXT = (".sh", ".bash", ".zsh", ".ksh", ".command", ".sbatch", ".slurm")  # Slurm job scripts too
 _MD_EXT = (".md", ".markdown")
 _SHEBANG = re.compile(r"^#!\S*(?:/|\s)(?:env\s+)?(?:ba|z|k|da|a)?sh\b")
 _YAMLISH = re.compile(r"^(?:---\s*$|apiVersion\s*:|kind\s*:)", re.MULTILINE)
@@ -67,6 +70,7 @@ def detect_format(source) -> str:
 
 
 def _classify_yaml(path: str, docs) -> str | None:
+    from vllm_preflight.load.compose import is_compose
     from vllm_preflight.load.kubernetes import is_manifest
     from vllm_preflight.load.preflight_file import is_deployment_file
     from vllm_preflight.load.vllm_yaml import looks_like_config
@@ -74,6 +78,8 @@ def _classify_yaml(path: str, docs) -> str | None:
     datas = [d.data for d in docs if d.data is not None]
     if any(is_manifest(d) for d in datas):
         return "kubernetes"
+    if any(is_compose(d) for d in datas):
+        return "compose"
     if len(datas) == 1 and is_deployment_file(path, datas[0]):
         return "preflight"
     if len(datas) == 1 and looks_like_config(datas[0]):
@@ -81,12 +87,20 @@ def _classify_yaml(path: str, docs) -> str | None:
     return None
 
 
-def _parse_yaml(source):
+def _parse_yaml(source, skipped: list | None = None):
+    """Every document of a YAML stream that parses (templates read with placeholders); each
+    that does not is a part left out, unless none parses (InputFailure)."""
     from vllm_preflight.load.source import fail
-    from vllm_preflight.load.yaml_marks import parse_documents
+    from vllm_preflight.load.yaml_stream import parse_stream
 
     try:
-        return parse_documents(source)
+        docs, failures = parse_stream(source)
+        if skipped is not None:
+            for first, f in failures:
+                at = f" at line {f.location.line}" if f.location and f.location.line else ""
+                skipped.append(Skipped(f"{source.path}:{first}", f"a YAML document that does not parse "
+                                       f"({f.message}{at}); the other documents are read"))
+        return docs
     except InputFailure as e:
         if "{{" in source.text and "invalid YAML" in e.error.message:
             fail(source.path, e.error.message + " (an unrendered Helm template? render it with `helm template`)",
@@ -126,15 +140,20 @@ def load_source(source, fmt: str, variables: dict[str, str] | None = None, *, de
 
 
 def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, depth: int = 0,
-                 input_format: str | None = None) -> tuple[list[LoadedDeployment], str]:
+                 input_format: str | None = None, skipped: list | None = None
+                 ) -> tuple[list[LoadedDeployment], str]:
+    """The servers of one input, and the format it was read as; parts of it that were read and
+    left out (a Markdown block that is no command, ...) are appended to `skipped`."""
     from vllm_preflight.load import manifests, preflight_file, shell_file
     from vllm_preflight.load.source import fail
 
     if fmt == "shell":
         return shell_file.load(source, variables), fmt
     if fmt == "markdown":
-        return shell_file.load_markdown(source, variables), fmt
-    docs = _parse_yaml(source)
+        from vllm_preflight.load.markdown import load_markdown
+
+        return load_markdown(source, variables, skipped), fmt
+    docs = _parse_yaml(source, skipped)
     if not any(d.data is not None for d in docs):
         fail(source.path, "no YAML documents")
     if fmt == "yaml":
@@ -142,7 +161,11 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
         if fmt == "yaml":
             return [], fmt
     if fmt == "kubernetes":
-        return manifests.load_docs(docs, variables), fmt
+        return manifests.load_docs(docs, variables, skipped), fmt
+    if fmt == "compose":
+        from vllm_preflight.load import compose
+
+        return compose.load_docs(docs, variables), fmt
     if fmt == "preflight":
         return preflight_file.load(docs, variables, depth=depth, input_format=input_format, load_file=load_file), fmt
     if fmt == "vllm-config":
@@ -152,28 +175,38 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
 
 
 def load_file(path: str, variables: dict[str, str] | None = None, *, input_format: str | None = None,
-              depth: int = 0, walking: bool = False) -> list[LoadedDeployment]:
+              depth: int = 0, walking: bool = False, skipped: list | None = None) -> list[LoadedDeployment]:
     """Deployments in one file; InputFailure when it cannot be read (or, named on the command
     line, holds no vLLM server)."""
     from vllm_preflight.load import confine
 
     with confine.default_for(path):
-        return _load_file(path, variables, input_format=input_format, depth=depth, walking=walking)
+        return _load_file(path, variables, input_format=input_format, depth=depth, walking=walking, skipped=skipped)
 
 
 def _load_file(path: str, variables: dict[str, str] | None, *, input_format: str | None, depth: int,
-               walking: bool) -> list[LoadedDeployment]:
+               walking: bool, skipped: list | None) -> list[LoadedDeployment]:
+    from vllm_preflight.load import limits
     from vllm_preflight.load.source import fail, read_source
 
     source = read_source(path)
     fmt = input_format if input_format and input_format != "auto" else detect_format(source)
     if walking and fmt in ("shell", "markdown") and "vllm" not in source.text.lower():
         return []
-    found, fmt = _load_source(source, fmt, variables, depth=depth, input_format=input_format)
+    parts: list = []
+    found, fmt = _load_source(source, fmt, variables, depth=depth, input_format=input_format, skipped=parts)
+    if len(found) > limits.max_servers():  # the loaders stop early; this counts a file's shapes together
+        limits.check_servers(len(found), path, found[limits.max_servers()].location)
+    if skipped is not None:
+        skipped.extend(parts)
+    if not found and not walking and parts and fmt in ("kubernetes", "compose", "yaml"):
+        # what the file holds is a shape the tool does not read, or a document that does not parse: say it
+        fail(path, f"no vLLM server the tool reads: {parts[0].reason}")
     if not found and not walking:
         what = {"yaml": "YAML that is neither a Kubernetes manifest, a vLLM --config file nor a deployment file",
                 "shell": "no `vllm serve` (or api_server) command", "markdown": "no `vllm serve` command in its "
-                "shell code blocks", "kubernetes": "no container running a vLLM server"}.get(fmt, "no vLLM server")
+                "shell code blocks", "kubernetes": "no container running a vLLM server",
+                "compose": "no Compose service running a vLLM server"}.get(fmt, "no vLLM server")
         fail(path, f"{what}; nothing to check")
     return found
 
@@ -189,18 +222,6 @@ def load_path(path: str, *, input_format: str | None = None, variables: dict[str
 
         raise InputFailures(errors)
     return deployments
-
-
-class Skipped(str):
-    """A path the walk or the loaders passed over, with why (a plain str for old callers)."""
-
-    reason: str = "holds no vLLM server"
-
-    def __new__(cls, path: str, reason: str | None = None):
-        self = super().__new__(cls, path)
-        if reason is not None:
-            self.reason = reason
-        return self
 
 
 def _walk(top: str, errors: list[InputError], skipped: list[str]) -> list[str]:
@@ -246,7 +267,8 @@ def _walk(top: str, errors: list[InputError], skipped: list[str]) -> list[str]:
                 if link:
                     target = os.path.realpath(entry.path)
                     if not inside(target, root):
-                        skipped.append(Skipped(entry.path, f"a link to {target}, outside {top}; not followed"))
+                        skipped.append(Skipped(entry.path, f"a link to {target}, outside {top}; not followed",
+                                               always=True))
                         continue
                     is_dir = os.path.isdir(target)
                 else:
@@ -322,7 +344,7 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
     """Every Deployment in files and folders, and an error for each input that could not be read.
 
     Files that hold no vLLM server are appended to `skipped` when it is given (as `Skipped`,
-    with why; links a walk did not follow too). With `require_servers` (the default) a file
+    with why; links a walk did not follow and parts of files left out too). With `require_servers` (the default) a file
     or folder named in `paths` that holds none is an error; without it (pre-commit passes
     every YAML and shell file of a commit) such a file is skipped like one found in a folder.
     A file an input names (`--config`, `source`, `from:`) is read only inside the input's
@@ -338,12 +360,14 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
     done: set[str] = set()
     holding: set[str] = set()  # files that held a server
     walked: list[tuple[str, list[LoadedDeployment]]] = []
+    parts: list[str] = []  # parts of files read and left out (Markdown blocks, YAML documents)
 
     def one(f: str, tree: str, walking: bool) -> list[LoadedDeployment] | None:
         """Deployments of one file under its input's confinement; None when it failed."""
         try:
             with confine.within(tree, allow_paths), limits.servers_per_file(max_servers):
-                return _within_limits(load_file(f, variables, input_format=input_format, walking=walking), errors)
+                return _within_limits(load_file(f, variables, input_format=input_format, walking=walking,
+                                                skipped=parts), errors)
         except InputFailure as e:
             errors.extend(getattr(e, "errors", [e.error]))
         except Exception as e:  # noqa: BLE001 - a bug on one input must not cost the others
@@ -370,8 +394,9 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
                 else:
                     passed.append(Skipped(f))
             if require_servers and not held and len(errors) == failed:
-                errors.append(InputError(p, "no vLLM server in this folder (shell scripts, vLLM --config YAML, "
-                                            "Kubernetes manifests, *.preflight.yaml); nothing to check"))
+                errors.append(InputError(p, "no vLLM server in this folder (shell scripts, Markdown guides, vLLM "
+                                            "--config YAML, Kubernetes manifests, Compose files, "
+                                            "*.preflight.yaml); nothing to check"))
             continue
         if p.endswith(("/", os.sep)) and p != source_mod.STDIN:  # `a.sh/`: not the file a.sh
             errors.append(InputError(p, "cannot read: Not a directory" if os.path.exists(p.rstrip("/" + os.sep))
@@ -389,6 +414,7 @@ def load_paths(paths: list[str], *, input_format: str | None = None, variables: 
         else:
             passed.append(Skipped(p))
         deployments.extend(found)
+    passed.extend(parts)
     # a --config file found in a folder and folded into another file's command is not a server of its own
     folded = {f for d in deployments for f in getattr(d, "config_files", ()) if getattr(d, "format", "") != "vllm-config"}
     if folded:

@@ -57,7 +57,9 @@ class Bound:
     _binding: dict = field(default_factory=dict, repr=False)
 
 
-_PINNABLE = re.compile(r"(?:model\.)?[A-Za-z_][A-Za-z0-9_]*")
+# a variable, a model fact, a script argument, a Markdown `<placeholder>`, a template value (`.Values.tp`)
+_PINNABLE = re.compile(r"(?:model\.)?[A-Za-z_][A-Za-z0-9_]*|[1-9][0-9]*|<[A-Za-z][A-Za-z0-9_.:/-]*>|"
+                       r"[.$][A-Za-z_][A-Za-z0-9_.]*")
 
 
 def assume_hint(name: str, value: str = "VALUE") -> str | None:

@@ -16,6 +16,7 @@ import os
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.load import kubernetes as k8s
+from vllm_preflight.load.images import version_source
 from vllm_preflight.load.loaded import LoadedDeployment
 from vllm_preflight.load.server import build
 from vllm_preflight.load.shell import Found, RelexOrigin, ScriptError, Shell, TWord, image_version
@@ -92,7 +93,7 @@ def _preset_server(doc: YamlDoc, cpath: tuple, container: dict, *, source: str, 
                    par: dict, ppath: tuple, served: str, hub: str | None, uri: str, model_loc,
                    lws_env: dict, configmaps: k8s.ConfigMaps, variables) -> LoadedDeployment:
     findings: list[Finding] = []
-    env = k8s.container_env(doc, cpath, container, lws_env, configmaps, findings)
+    env = k8s.container_env(doc, cpath, container, lws_env, configmaps, findings, variables)
     here = doc.location(cpath)
     assumptions = [Assumption("command", "KServe preset", "LLMInferenceService without its own command: the "
                               "server runs KServe's preset script (`vllm serve` with spec.parallelism flags, "
@@ -149,5 +150,133 @@ def _preset_server(doc: YamlDoc, cpath: tuple, container: dict, *, source: str, 
     return build(found, source=source, file=doc.source.path, base_dir=os.path.dirname(os.path.abspath(doc.source.path)),
                  fmt="kserve", assumptions=assumptions + sh.assumptions, findings=findings,
                  resolve_file=configmaps.file, vllm_version=version,
-                 version_source=f"image {image}" if version else None,
+                 version_source=version_source(image) if version else None,
                  version_location=doc.location(cpath + ("image",)) if version else None)
+
+
+# ------------------------------------------------------------- InferenceService + ServingRuntime
+RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+
+
+def _predictor_model(data: dict) -> dict | None:
+    predictor = _map(_map(data, "spec"), "predictor")
+    model = predictor.get("model")
+    return model if isinstance(model, dict) else None
+
+
+def has_model(data: dict) -> bool:
+    return _predictor_model(data) is not None
+
+
+class Runtimes:
+    """The ServingRuntimes of a file, and which InferenceService uses each.
+
+    KServe runs an InferenceService's `predictor.model` with the runtime it names
+    (`model.runtime`), else one whose `supportedModelFormats` lists the model's format with
+    `autoSelect`. A runtime's args hold KServe's own placeholders (`{{.Name}}` is the service's
+    name). A runtime some service of the file uses is read through that service; one no
+    service uses is read on its own, its placeholders unknown."""
+
+    def __init__(self, found: list):
+        self.by_name: dict[str, tuple] = {}
+        services = []
+        for doc, data, prefix, where_prefix in found:
+            name = _map(data, "metadata").get("name")
+            if data["kind"] in RUNTIME_KINDS and isinstance(name, str):
+                self.by_name.setdefault(name, (doc, data, prefix))
+            elif data["kind"] == "InferenceService":
+                services.append(data)
+        self._used = {id(rt[1]) for s in services if (rt := self.pick(s)) is not None}
+
+    def pick(self, service: dict) -> tuple | None:
+        model = _predictor_model(service)
+        if model is None:
+            return None
+        if isinstance(model.get("runtime"), str):
+            return self.by_name.get(model["runtime"])
+        fmt = _map(model, "modelFormat").get("name")
+        for rt in self.by_name.values():
+            for f in _map(rt[1], "spec").get("supportedModelFormats") or []:
+                if isinstance(f, dict) and str(f.get("name", "")).lower() == str(fmt).lower() and f.get("autoSelect"):
+                    return rt
+        return None
+
+    def used(self, data: dict) -> bool:
+        return id(data) in self._used
+
+
+def inference_servers(doc: YamlDoc, data: dict, prefix: tuple, variables, configmaps: k8s.ConfigMaps,
+                      runtimes: Runtimes, where_prefix: str = "") -> list[LoadedDeployment]:
+    """An InferenceService's `predictor.model` run by a ServingRuntime of the same file: the
+    runtime's container with the model's args after its own, `{{.Name}}` the service's name."""
+    model = _predictor_model(data)
+    rt = runtimes.pick(data) if model is not None else None
+    if model is None or rt is None:
+        return []
+    rdoc, rdata, rprefix = rt
+    containers = _map(rdata, "spec").get("containers")
+    if not isinstance(containers, list):
+        return []
+    picked = next(((i, c) for i, c in enumerate(containers) if isinstance(c, dict) and c.get("name") == "kserve-container"),
+                  next(((i, c) for i, c in enumerate(containers) if isinstance(c, dict)), None))
+    if picked is None:
+        return []
+    cidx, container = picked
+    cpath = rprefix + ("spec", "containers", cidx)
+    mpath = prefix + ("spec", "predictor", "model")
+    name = str(_map(data, "metadata").get("name") or "")
+    pins = {**(variables or {}), ".Name": name}
+    findings: list[Finding] = []
+    assumptions: list[Assumption] = [Assumption("command", "KServe ServingRuntime " + str(_map(rdata, "metadata").get(
+        "name")), "the InferenceService's model runs its runtime's container, with the model's args after the "
+                  "runtime's own")]
+    env = k8s.container_env(rdoc, cpath, container, {}, configmaps, findings, pins, assumptions)
+    env.update(k8s.container_env(doc, mpath, model, {}, configmaps, findings, pins, assumptions))
+    words = k8s.container_words(rdoc, cpath, ("command", "args"), container, env, pins, assumptions)
+    words += k8s.container_words(doc, mpath, ("args",), model, env, pins, assumptions)
+    uri: str = model["storageUri"] if isinstance(model.get("storageUri"), str) else ""
+    if uri.startswith("hf://"):
+        hub = uri[len("hf://"):]
+        words = [_mounted_model(w, hub) for w in words]
+        assumptions.append(Assumption("model", hub, f"KServe serves /mnt/models, downloaded from {uri}"))
+    image = container.get("image") if isinstance(container.get("image"), str) else None
+    if image and isinstance(model.get("runtimeVersion"), str):
+        image = image.rsplit(":", 1)[0] + ":" + model["runtimeVersion"]  # the model picks the runtime's tag
+    if not container.get("command"):
+        if not image or not k8s.is_vllm_image(image):
+            return []
+        from vllm_preflight.load.images import image_entrypoint
+
+        head, note = image_entrypoint(words, rdoc.location(cpath))
+        words = head + words
+        assumptions.append(note)
+    sh = Shell(pins=pins, env={k: v for k, v in env.items() if v is not None},
+               runtime={k: "set from valueFrom when the pod runs" for k, v in env.items() if v is None})
+    try:
+        sh.exec_words(words, [], doc.location(mpath))
+    except ScriptError as e:
+        fail(doc.source.path, f"InferenceService {name}: {e.message}", e.loc.line if e.loc else None,
+             e.loc.column if e.loc else None)
+    version = image_version(image) if image else None
+    out = []
+    cname = container.get("name") if isinstance(container.get("name"), str) else str(cidx)
+    for k, found in enumerate(sh.found):
+        source = f"{doc.source.path}:{doc.index}:{where_prefix}spec.predictor.{cname}" + (
+            f"#{k + 1}" if len(sh.found) > 1 else "")
+        out.append(build(found, source=source, file=doc.source.path,
+                         base_dir=os.path.dirname(os.path.abspath(doc.source.path)), fmt="kserve",
+                         assumptions=assumptions + sh.assumptions, findings=findings, resolve_file=configmaps.file,
+                         vllm_version=version, version_source=version_source(image) if version else None,
+                         version_location=rdoc.location(cpath + ("image",)) if version else None))
+    return out
+
+
+def _mounted_model(word: TWord, hub: str) -> TWord:
+    """`/mnt/models` (alone or as `--model=/mnt/models`) as the hub model KServe downloads there."""
+    from vllm_preflight.load.symbols import Lit, literal
+
+    text = literal(word.text)
+    if text is not None and (text == "/mnt/models" or text.endswith("=/mnt/models")):
+        return TWord((Lit(text[:-len("/mnt/models")] + hub, *(word.text[0].origin, word.text[0].base)),), word.loc,
+                     word.fields, word.tag)
+    return word

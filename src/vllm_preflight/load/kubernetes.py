@@ -2,8 +2,12 @@
 
 Pod, Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, CronJob, LeaderWorkerSet
 (leader and worker templates, with the LWS_* variables the controller injects), role
-lists (`spec.roles[]`, DisaggregatedSet style), `kind: List`, Helm-rendered output, and
-any other resource holding pod specs (manifests.py reads each resource). KServe LLMInferenceService is read by `kserve.py`.
+lists (`spec.roles[]`, DisaggregatedSet style, AIBrix StormService), `kind: List`,
+Helm-rendered output and unrendered templates (`load.templates`), and any other resource
+holding pod specs (KubeRay and AIBrix Ray fleets: `load.ray`); manifests.py reads each
+resource. KServe LLMInferenceService, and InferenceService with a ServingRuntime of the file,
+are read by `kserve.py`; the serving resources in manifests.NOT_READ are said not read (a
+part left out, `--verbose`).
 
 A container is a vLLM server when its command runs one (directly, behind wrappers, or in a
 `bash -c` script), or when it runs a vLLM image with only `args:` (the image's entrypoint
@@ -21,6 +25,7 @@ from typing import Any
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.load import limits
+from vllm_preflight.load.images import version_source
 from vllm_preflight.load.loaded import RESOLUTION_ENV, LoadedDeployment
 from vllm_preflight.load.server import build
 from vllm_preflight.load.shell import (
@@ -34,6 +39,7 @@ from vllm_preflight.load.shell import (
 )
 from vllm_preflight.load.source import fail
 from vllm_preflight.load.symbols import Lit, Sym, Text, lit
+from vllm_preflight.load.templates import envsubst, has_tokens, untoken
 from vllm_preflight.load.yaml_marks import ScalarText, YamlDoc
 from vllm_preflight.model import Assumption
 
@@ -98,7 +104,8 @@ class ConfigMaps:
         for doc in docs:
             d = doc.data
             if is_manifest(d) and d["kind"] == "ConfigMap" and isinstance(d.get("data"), dict):
-                name = str((d.get("metadata") or {}).get("name", ""))
+                meta = d.get("metadata")
+                name = str(meta.get("name", "")) if isinstance(meta, dict) else ""
                 self.data[name] = {str(k): (doc, ("data", k)) for k, v in d["data"].items() if isinstance(v, str)}
 
     def value(self, name: str, key: str) -> Text | None:
@@ -122,6 +129,8 @@ class ConfigMaps:
         doc, p = hits[0]
         node = doc.nodes.get(p)
         text = doc.data["data"][p[1]]
+        if hasattr(doc.source, "restored"):  # a template: its actions as written (load.templates)
+            text = doc.source.restored(text)
         st = ScalarText(doc.source, node)
         if st.line_starts and node is not None and node.style == "|":
             # keep the file's lines and columns: pad to where the block scalar sits
@@ -153,13 +162,16 @@ def where_of(kind: str, data: dict, path: tuple) -> str:
     parts = list(path)
     if len(parts) >= 2 and parts[-1] == "spec" and str(parts[-2]).endswith(("emplate", "Template")):
         parts.pop()
-    if len(parts) >= 3 and parts[0] == "spec" and parts[1] == "roles" and isinstance(parts[2], int):
-        role = data["spec"]["roles"][parts[2]]
-        name = role.get("name", parts[2]) if isinstance(role, dict) else parts[2]
-        rest = parts[3:]
+    k = next((i for i in range(len(parts) - 1) if parts[i] == "roles" and isinstance(parts[i + 1], int)), None)
+    if k is not None:  # `spec.roles[]` (DisaggregatedSet), `spec.template.spec.roles[]` (StormService): by name
+        node: Any = data
+        for p in parts[:k + 2]:
+            node = node[p]
+        name = node.get("name", parts[k + 1]) if isinstance(node, dict) else parts[k + 1]
+        rest = parts[k + 2:]
         if rest and rest[0] in ("template", "podTemplate"):
             rest = rest[1:]
-        parts = ["roles", name] + rest
+        parts = [p for p in parts[:k] if p not in ("spec", "template")] + ["roles", name] + rest
     elif kind == "LeaderWorkerSet" and parts and parts[0] == "spec":
         parts = parts[1:]
     return ".".join(str(p) for p in parts)
@@ -189,7 +201,14 @@ def _lws_context(data: dict, path: tuple) -> tuple[dict[str, Text | None], list[
 
 # ----------------------------------------------------------------- containers
 def container_env(doc: YamlDoc, cpath: tuple, container: dict, env: dict[str, Text | None],
-                  configmaps: ConfigMaps, findings: list[Finding]) -> dict[str, Text | None]:
+                  configmaps: ConfigMaps, findings: list[Finding], pins: dict[str, str] | None = None,
+                  assumptions: list[Assumption] | None = None) -> dict[str, Text | None]:
+    env = _container_env(doc, cpath, container, env, configmaps, findings)
+    return {k: untoken(v, doc.source, pins, assumptions) if v else v for k, v in env.items()}
+
+
+def _container_env(doc: YamlDoc, cpath: tuple, container: dict, env: dict[str, Text | None],
+                   configmaps: ConfigMaps, findings: list[Finding]) -> dict[str, Text | None]:
     env = dict(env)
     for key in ("envFrom", "env"):
         if container.get(key) is not None and not isinstance(container[key], list):
@@ -244,27 +263,25 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
                       base_env: dict[str, Text | None], assumptions: list[Assumption], configmaps: ConfigMaps,
                       variables: dict[str, str] | None) -> list[LoadedDeployment]:
     findings: list[Finding] = []
-    env = container_env(doc, cpath, container, base_env, configmaps, findings)
+    assumptions = list(assumptions)
+    env = container_env(doc, cpath, container, base_env, configmaps, findings, variables, assumptions)
     image = container.get("image") if isinstance(container.get("image"), str) else None
     command = container.get("command") or []
     args = container.get("args") or []
     if not isinstance(command, list) or not isinstance(args, list):
         return []
-    words: list[TWord] = []
-    for key, items in (("command", command), ("args", args)):
-        for k, item in enumerate(items):
-            p = cpath + (key, k)
-            if isinstance(item, (dict, list)) or item is None:
-                continue
-            s = item if isinstance(item, str) else str(item)
-            words.append(TWord(k8s_expand(s, doc.scalar_text(p), env), doc.location(p)))
+    words = container_words(doc, cpath, ("command", "args"), container, env, variables, assumptions)
     image_loc = doc.location(cpath + ("image",)) if image else None
+    if image and has_tokens(image):
+        image, vllm_image = _templated_image(image, doc, container, assumptions)
+    else:
+        vllm_image = bool(image) and is_vllm_image(image or "")
     if not command:
-        if not args or not image or not is_vllm_image(image):
+        if not args or not vllm_image:
             return []
         head, note = image_entrypoint(words, image_loc)
         words = head + words
-        assumptions = list(assumptions) + [note]
+        assumptions.append(note)
     known_env = {k: v for k, v in env.items() if v is not None}
     runtime = {k: RUNTIME_VARS.get(k, "set from valueFrom when the pod runs") for k, v in env.items() if v is None}
     sh = Shell(pins=variables, env=known_env, runtime=runtime)
@@ -278,18 +295,54 @@ def container_servers(doc: YamlDoc, cpath: tuple, container: dict, *, source: st
     version = image_version(image) if image else None
     out = []
     for k, found in enumerate(sh.found):
+        # `${NAME}` left in words no shell read (exec form): an envsubst placeholder, not text for vLLM
+        found.words = [TWord(envsubst(w.text, variables), w.loc, w.fields, w.tag) for w in found.words]
         name = source if len(sh.found) == 1 else f"{source}#{k + 1}"
         if found.image:  # `docker run IMAGE` inside the container: its tag, not ours
             v2 = image_version(found.image)
-            ver, vsrc, vloc = v2, f"image {found.image}", found.image_loc
+            ver, vsrc, vloc = v2, version_source(found.image), found.image_loc
         else:
-            ver, vsrc, vloc = version, f"image {image}", image_loc
+            ver, vsrc, vloc = version, version_source(image or ""), image_loc
         out.append(build(found, source=name, file=doc.source.path,
                          base_dir=os.path.dirname(os.path.abspath(doc.source.path)), fmt="kubernetes",
                          assumptions=list(assumptions) + sh.assumptions, findings=findings,
                          resolve_file=configmaps.file, vllm_version=ver,
                          version_source=vsrc if ver else None, version_location=vloc if ver else None))
     return out
+
+
+def container_words(doc: YamlDoc, cpath: tuple, keys: tuple, container: dict, env: dict[str, Text | None],
+                    pins: dict[str, str] | None, assumptions: list[Assumption]) -> list[TWord]:
+    """The words of a container's `command` and `args` (the lists named by `keys`), `$(VAR)`
+    expanded as Kubernetes does and template placeholders as symbols."""
+    words: list[TWord] = []
+    for key in keys:
+        items = container.get(key) or []
+        if not isinstance(items, list):
+            continue
+        for k, item in enumerate(items):
+            p = cpath + (key, k)
+            if isinstance(item, (dict, list)) or item is None:
+                continue
+            s = item if isinstance(item, str) else str(item)
+            text = untoken(k8s_expand(s, doc.scalar_text(p), env), doc.source, pins, assumptions)
+            # an item that is one template value may stand for several (`{{- range }}` over args)
+            alone = len(text) == 1 and isinstance(text[0], Sym) and text[0].source.startswith("{{")
+            words.append(TWord(text, doc.location(p), fields=alone))
+    return words
+
+
+def _templated_image(image: str, doc: YamlDoc, container: dict, assumptions: list[Assumption]) -> tuple[str, bool]:
+    """An image named by template values (`{{ .Values.image.repository }}:{{ .Values.image.tag }}`):
+    the image as written, and whether it runs vLLM, which the container's name or the template's
+    own words tell ("vllm")."""
+    restored = doc.source.restored(image) if hasattr(doc.source, "restored") else image
+    name = container.get("name") if isinstance(container.get("name"), str) else ""
+    vllm = is_vllm_image(restored) or "vllm" in f"{restored} {name}".lower()
+    if vllm and not is_vllm_image(restored):
+        assumptions.append(Assumption("image", restored, "a template value: taken as a vLLM image (its entrypoint "
+                                                         "`vllm serve`) from the container's name"))
+    return restored, vllm
 
 
 def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, configmaps: ConfigMaps,
@@ -304,7 +357,7 @@ def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, c
             for i, c in enumerate(pod.get(key) or []):
                 if not isinstance(c, dict):
                     continue
-                cname = c.get("name") if isinstance(c.get("name"), str) else str(i)
+                cname = shown(doc, c["name"]) if isinstance(c.get("name"), str) else str(i)
                 source = f"{doc.source.path}:{doc.index}:{where}.{cname}" if where else f"{doc.source.path}:{doc.index}:{cname}"
                 out += container_servers(doc, prefix + path + (key, i), c, source=source, where=where,
                                          base_env=base_env, assumptions=assumptions, configmaps=configmaps,
@@ -316,10 +369,17 @@ def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, c
 # how the parts of a server's place in a manifest read to a person
 _ROLE_WORDS = {"leaderWorkerTemplate": None, "spec": None, "template": None, "podTemplate": None,
                "leaderTemplate": "leader pod", "workerTemplate": "worker pods", "worker": "worker pods",
-               "roles": None, "items": None}
+               "roles": None, "items": None, "headGroupSpec": "Ray head pod", "workerGroupSpecs": "Ray worker pods",
+               "rayClusterConfig": None, "rayClusterSpec": None, "predictor": "predictor"}
 
 
-def named(found: list[LoadedDeployment], data: dict) -> list[LoadedDeployment]:
+def shown(doc: YamlDoc, value: str) -> str:
+    """A string of a document as written (template actions instead of their tokens)."""
+    restored = getattr(doc.source, "restored", None)
+    return restored(value) if restored is not None and has_tokens(value) else value
+
+
+def named(found: list[LoadedDeployment], data: dict, doc: YamlDoc | None = None) -> list[LoadedDeployment]:
     """The servers of one resource, named by its kind and name and their role in it (for reports;
     `source` stays the stable id)."""
     from dataclasses import replace
@@ -335,7 +395,6 @@ def named(found: list[LoadedDeployment], data: dict) -> list[LoadedDeployment]:
         if data.get("kind") == "LeaderWorkerSet" and words == ["worker pods"] and "leaderTemplate" not in str(data):
             words = ["leader and worker pods"]
         text = ", ".join([resource] + words + [f"container {parts[-1]}"])
+        text = shown(doc, text) if doc is not None else text
         out.append(replace(d, name=text + (f" (script branch {branch})" if branch else "")))
     return out
-
-

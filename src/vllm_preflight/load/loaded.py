@@ -37,3 +37,18 @@ class LoadedDeployment(Deployment):
     name: str | None = None  # a reader's name: "LeaderWorkerSet wide-ep-decode, worker pods, container vllm"
 
     __hash__ = object.__hash__  # templates hold YAML values; identity is enough
+
+
+class Skipped(str):
+    """A file, or a part of one (a Markdown block, a YAML document, a resource), that was read
+    and holds no server the tool reads, or a link a folder walk did not follow, with why (a
+    plain str for old callers); `--verbose` lists them."""
+
+    reason: str
+    always: bool  # said on stderr without `--verbose` too (a link a walk did not follow)
+
+    def __new__(cls, where: str, reason: str = "holds no vLLM server", *, always: bool = False):
+        obj = super().__new__(cls, where)
+        obj.reason = reason
+        obj.always = always
+        return obj

@@ -57,6 +57,16 @@ def is_deployment_file(path: str, data) -> bool:
     return bool(keys & {"command", "args", "from"}) and keys <= set(deployment_schema()["properties"])
 
 
+def _named_keys(data):
+    """The document with every mapping key as text (YAML 1.1 reads `on:` as the key True, which
+    the schema validator cannot take): such a key is then an unknown property, said as one."""
+    if isinstance(data, dict):
+        return {str(k): _named_keys(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_named_keys(v) for v in data]
+    return data
+
+
 def validate(doc: YamlDoc) -> None:
     from vllm_preflight.schema.deployment import deployment_schema
     from vllm_preflight.schema.engine import validator as schema_validator
@@ -65,7 +75,7 @@ def validate(doc: YamlDoc) -> None:
     schema = deployment_schema()
     validator = schema_validator(schema)
     errors: list[InputError] = []
-    for err in sorted(validator.iter_errors(doc.data), key=lambda e: [str(p) for p in e.absolute_path]):
+    for err in sorted(validator.iter_errors(_named_keys(doc.data)), key=lambda e: [str(p) for p in e.absolute_path]):
         path = tuple(err.absolute_path)
         where = ".".join(map(str, path)) or "(top level)"
         loc = doc.location(path)

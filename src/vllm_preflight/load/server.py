@@ -155,8 +155,17 @@ def build(found: Found, *, source: str, file: str, base_dir: str | None, fmt: st
     loc = found.loc or (location_of(found.words[0].text) if found.words else None) or Location(file, 1, 1)
     return LoadedDeployment(
         argv=as_written(template), env=env_as_written(env), source=source, location=loc,
-        vllm_version=vllm_version, assumptions=tuple(assumptions), base_dir=base_dir,
+        vllm_version=vllm_version, assumptions=_unique([*assumptions, *found.assumptions]), base_dir=base_dir,
         template=template, prefix=found.prefix, env_template=tuple(env),
         findings=tuple(list(findings) + list(found.findings) + cfg_findings),
         version_source=version_source, version_location=version_location,
-        config_files=tuple(cfg_files), format=fmt, private_files=private)
+        config_files=tuple(cfg_files), format=fmt, private_files=private, node_facts=tuple(found.node_facts))
+
+
+def _unique(items: list) -> tuple:
+    """Items in first-seen order, each once (assumptions may hold unhashable values)."""
+    out: list = []
+    for a in items:
+        if a not in out:
+            out.append(a)
+    return tuple(out)

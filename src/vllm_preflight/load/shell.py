@@ -5,41 +5,42 @@ The interpreter follows a script line by line without running anything: variable
 `bash -c SCRIPT ARGS...` runs a nested script with `$@`, wrappers (`exec`, `env K=V`,
 `numactl ...`, `nsys profile ...`, `docker run IMAGE ...`) are looked through. Control flow
 is not evaluated: a server in either branch of an `if` is found. Unknown values stay
-symbols (`load.symbols`).
+symbols (`load.symbols`). Expansion is `load.shell_expand`; images and their entrypoints
+`load.images`.
 """
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Any
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.load import limits
-from vllm_preflight.load.shell_words import Command, ShellSyntaxError, Word, lex
-from vllm_preflight.load.symbols import (
-    ArithError,
-    Lit,
-    Sym,
-    Text,
-    concat,
-    evaluate,
-    expr_names,
-    lit,
-    literal,
-    location_of,
-    parse_arith,
-    render_expr,
-    source_of,
-    split_fields,
-    substitute,
+from vllm_preflight.load.images import SERVER_MODULES, image_entrypoint, image_version, is_vllm_image
+from vllm_preflight.load.shell_expand import (
+    PLACE_CLOSE,
+    PLACE_OPEN,
+    CommandAborted,
+    Expansion,
+    FixedOrigin,
+    RelexOrigin,
+    TWord,
+    _bounded_list,
+    _too_complex,
+    text_size,
 )
+from vllm_preflight.load.shell_flow import Block, both, either, structure, test_value
+from vllm_preflight.load.shell_words import Command, Part, ShellSyntaxError, Word, lex
+from vllm_preflight.load.symbols import Lit, Text, concat, lit, literal, source_of
 from vllm_preflight.model import Assumption, Location
 
-PLACE_OPEN, PLACE_CLOSE = "\ue000", "\ue001"
-_PLACEHOLDER = re.compile("\ue000(\\d+)\ue001")
+# re-exported: other loaders and tests import these from here
+__all__ = ["PLACE_CLOSE", "PLACE_OPEN", "FixedOrigin", "Found", "RelexOrigin", "ScriptError", "Shell", "TWord",
+           "basename", "image_entrypoint", "image_version", "is_vllm_image", "program_prefix", "text_size"]
+
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
-SERVER_MODULES = ("vllm.entrypoints.openai.api_server",)
 CLI_MODULE = "vllm.entrypoints.cli.main"
 SHELLS = ("bash", "sh", "zsh", "dash", "ksh", "ash")
 SKIP_KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}",
@@ -49,20 +50,32 @@ NOT_SERVERS = {"echo", "printf", "grep", "egrep", "fgrep", "pgrep", "pkill", "ki
                "type", "cat", "tee", "sed", "awk", "curl", "wget", "test", "[", "[[", "ps", "man",
                "pip", "uv pip", "git", "read", "logger", "jq", "yq", "wc", "head", "tail"}
 MAX_DEPTH = 8
+MAX_LOOP = 64  # a `for` over more known words is read once, as one with unknown words is
+COMMAND_STEPS = 256  # what running one command again costs in the expansion budget (load.limits)
+# programs that run the rest of their words as a command (`nohup vllm serve ...`, `srun -N 2 vllm
+# serve ...`). Server words behind any other program are that program's arguments, never a command
+# that runs: prose read as a script ("Then run vllm serve ...") starts no server.
+WRAPPERS = frozenset({
+    "exec", "env", "command", "builtin", "nohup", "time", "timeout", "nice", "ionice", "numactl", "taskset",
+    "stdbuf", "sudo", "doas", "setsid", "chrt", "nsys", "ncu", "srun", "salloc", "mpirun", "mpiexec", "orterun",
+    "uv", "uvx", "conda", "mamba", "micromamba", "pixi", "poetry", "pipenv", "hatch", "apptainer", "singularity",
+    "docker", "podman", "nerdctl", "kubectl", "ray", "xargs", "strace", "ltrace", "valgrind", "gdb", "py-spy",
+    "perf", "dumb-init", "tini", "catatonit", "unbuffer", "screen", "ssh", "flock", "runuser", "systemd-run",
+    "prlimit", "gosu", "su-exec", "chroot", "opentelemetry-instrument", "ddtrace-run", "bsub", "pdsh", "clush",
+    "caffeinate", "watch", "parallel", "with-contenv", "s6-setuidgid", "chpst",
+})
+# programs that take the command as one string: (program, subcommands or None, option naming it or None)
+STRING_COMMANDS = {
+    "tmux": ({"new", "new-session", "new-window", "neww", "split-window", "splitw", "respawn-pane", "send-keys",
+              "send"}, None),
+    "sbatch": (None, "--wrap"),
+    "su": (None, "-c"),
+    "script": (None, "-c"),
+}
 # docker/podman run options that take no value
 _DOCKER_FLAGS = {"--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "-itd",
                  "--privileged", "--init", "-P", "--publish-all", "--read-only", "--sig-proxy",
                  "--no-healthcheck", "-q", "--quiet", "--oom-kill-disable"}
-
-
-@dataclass(frozen=True)
-class TWord:
-    """One word of a server command template."""
-
-    text: Text
-    loc: Location | None
-    fields: bool = False  # an unquoted, unknown variable alone: expands to 0..n words
-    tag: str = ""  # where it came from, for findings ("config:KEY" for --config YAML words)
 
 
 @dataclass
@@ -77,52 +90,8 @@ class Found:
     image: str | None = None
     image_loc: Location | None = None
     read_files: tuple = ()  # labels of the `source`d files read before it (their text is not quoted)
-
-
-class FixedOrigin:
-    """Every offset maps to one place (text whose characters cannot be placed)."""
-
-    def __init__(self, loc: Location | None):
-        self.loc = loc
-
-    def location(self, offset: int) -> Location | None:
-        return self.loc
-
-
-class RelexOrigin:
-    """Offsets in text rebuilt from a Text (for `eval`, `bash -c`): back to where each
-    character was written; symbols travel as placeholders."""
-
-    def __init__(self, text: Text, fallback: Location | None):
-        self.fallback = fallback
-        self.pieces: list[tuple[int, int, Lit]] = []
-        self.syms: list[Sym] = []
-        flat = []
-        pos = 0
-        for s in text:
-            if isinstance(s, Lit):
-                self.pieces.append((pos, pos + len(s.text), s))
-                flat.append(s.text)
-                pos += len(s.text)
-            else:
-                ph = f"{PLACE_OPEN}{len(self.syms)}{PLACE_CLOSE}"
-                self.syms.append(s)
-                flat.append(ph)
-                pos += len(ph)
-        self.flat = "".join(flat)
-
-    def location(self, offset: int) -> Location | None:
-        end_piece = None
-        for a, b, piece in self.pieces:
-            if a <= offset < b:
-                loc = piece.location(offset - a)
-                return loc if loc is not None else self.fallback
-            if offset == b and b > a:
-                end_piece = (a, piece)
-        if end_piece is not None:
-            loc = end_piece[1].location(offset - end_piece[0])
-            return loc if loc is not None else self.fallback
-        return self.fallback
+    assumptions: list[Assumption] = field(default_factory=list)  # about this server alone
+    node_facts: list[tuple[str, bool]] = field(default_factory=list)  # optional packages known on its node
 
 
 def basename(word: str) -> str:
@@ -154,7 +123,7 @@ def program_prefix(words: Sequence[str | None]) -> tuple[int, int] | None:
     return None
 
 
-class Shell:
+class Shell(Expansion):
     """One shell's state while a script is read; results are shared with nested shells."""
 
     def __init__(self, *, pins: dict[str, str] | None = None, env: Mapping[str, Text | list[Text]] | None = None,
@@ -165,9 +134,14 @@ class Shell:
         self.runtime = dict(runtime or {})
         self.vars: dict[str, Text | list[Text]] = dict(env or {})  # arrays are lists
         self.exported: set[str] = set(env or {})
-        self.positional = list(positional or [])
+        # a script's own arguments: `--assume 1=A --assume 2=B` runs it as `script A B`
+        self.positional = list(positional) if positional is not None else _pinned_args(self.pins)
         self.arg0 = arg0
         self.depth = depth
+        self.placeholders = False  # Markdown: `<name>` is an unknown value (load.markdown)
+        self.functions: dict[str, tuple[_Run, Block]] = {}  # functions defined so far
+        self.tainted: set[str] = set()  # variables assigned from values the environment may change
+        self.looping = 0  # loops being run (`break` and `continue` end a pass of the innermost)
         if results is None:
             self.found: list[Found] = []
             self.assumptions: list[Assumption] = []
@@ -176,10 +150,12 @@ class Shell:
             self.notes: list[Finding] = []  # what the script does that the tool does not follow
             self.sourcing: set[str] = set()  # files being sourced (a loop is not followed)
             self.read_files: list[str] = []  # sourced files read (as locations name them)
+            self.node: dict[str, Assumption] = {}  # what the script shows about the node (`ray start`: ray)
         else:
             self.found, self.assumptions, self.findings = results.found, results.assumptions, results.findings
             self.steps, self.notes, self.sourcing = results.steps, results.notes, results.sourcing
             self.read_files = results.read_files
+            self.node = results.node
         # bash's default IFS: `vllm${IFS}serve` is two words, as in the shell
         self.vars.setdefault("IFS", lit(" \t\n"))
 
@@ -187,20 +163,215 @@ class Shell:
     def run_text(self, text: str, origin, *, fallback: Location | None = None) -> None:
         """Lex and run a script; a syntax error becomes ShellSyntaxError with a Location."""
         try:
-            script = lex(text)
+            script = lex(text, self.placeholders)
         except ShellSyntaxError as e:
             raise ScriptError(e.message, origin.location(e.offset) or fallback) from None
         cmds = script.commands
-        fed: set[int] = set()  # commands whose stdin is a here-document run here
-        for idx, cmd in enumerate(cmds):
-            if idx in fed:
+        run = _Run(cmds, text, origin, structure(cmds))
+        self._run_range(run, 0, len(cmds))
+
+    def _run_one(self, run: _Run, idx: int) -> None:
+        cmds = run.cmds
+        if idx in run.fed:
+            return
+        cmd = cmds[idx]
+        if cmd.heredoc is not None and self._heredoc(cmds, idx, run.text, run.origin, run.fed):
+            return
+        before = len(self.found)
+        self.run_command(cmd, run.origin)
+        if cmd.comment_after_continuation is not None and len(self.found) > before:
+            self._comment_finding(cmds, idx, run.origin)
+
+    def _run_range(self, run: _Run, a: int, b: int) -> None:
+        """Run commands a..b-1, compound commands as bash would where their values are known."""
+        i = a
+        while i < b:
+            block = run.blocks.get(i)
+            if block is not None and block.end < b:
+                i = self._run_block(run, block)
                 continue
-            if cmd.heredoc is not None and self._heredoc(cmds, idx, text, origin, fed):
+            self._run_one(run, i)
+            i += 1
+
+    def _run_block(self, run: _Run, block: Block) -> int:
+        """Run one compound command; the index after it."""
+        after = block.end + 1
+        if block.kind == "function":
+            self.functions[block.name] = (run, block)
+            return after
+        if block.kind == "if":
+            clauses = block.clauses
+            for k, (kw, first, then) in enumerate(clauses):
+                end = clauses[k + 1][1] if k + 1 < len(clauses) else block.end
+                value = True if kw == "else" else self._condition(run, first, then)
+                if value is False:
+                    continue
+                self._run_range(run, then, end)
+                if value is True:
+                    break
+            return after
+        if block.kind in ("while", "until"):
+            for _ in range(MAX_LOOP):
+                value = self._condition(run, block.start, block.body)
+                if block.kind == "until" and value is not None:
+                    value = not value
+                if value is False:
+                    break
+                before = self._state()
+                if not self._loop_body(run, block) or value is None or self._state() == before:
+                    break  # unknown, or nothing changes: the servers it starts, not how often
+            return after
+        if block.kind == "for":
+            header = _after_keyword(run.cmds[block.start], ("for", "select"))
+            items = self._for_items(header, run.origin)
+            name = header[0].literal() if header else None
+            if items is None or name is None:
+                self._loop_body(run, block)
+                return after
+            for item in items[:MAX_LOOP]:
+                self.vars[name] = item
+                self.tainted.discard(name)
+                if not self._loop_body(run, block):
+                    break
+            return after
+        if block.kind == "case":
+            self._run_case(run, block)
+            return after
+        return block.start + 1
+
+    def _loop_body(self, run: _Run, block: Block) -> bool:
+        """One pass of a loop's body; False when it ran `break`."""
+        self._charge(run, block)
+        self.looping += 1
+        try:
+            self._run_range(run, block.body, block.end)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        finally:
+            self.looping -= 1
+        return True
+
+    def _charge(self, run: _Run, block: Block) -> None:
+        """Commands run again (a loop's pass, a function call) count against the input's
+        expansion budget (load.limits): nested calls cannot multiply the work without end."""
+        self.steps[0] += COMMAND_STEPS * max(block.end - block.body, 1)
+        if self.steps[0] > limits.MAX_EXPANSION_STEPS:
+            _too_complex(f"more than {limits.MAX_EXPANSION_STEPS} expansion steps (a command run again by a loop "
+                         f"or a function call counts {COMMAND_STEPS})", run.origin.location(run.cmds[block.start].start))
+
+    def _state(self) -> tuple:
+        return tuple(self.positional), tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
+                                                    for k, v in self.vars.items()))
+
+    def _condition(self, run: _Run, a: int, b: int) -> bool | None:
+        """The value of the condition commands a..b-1 (`if`/`while` list): True or False when
+        it is known here, else None (and commands that are not tests are run, as commands)."""
+        value: bool | None = None
+        joiner = ""
+        k = a
+        while k < b:
+            cmd = run.cmds[k]
+            words = list(cmd.words)
+            negate = False
+            while words and words[0].literal() in ("if", "elif", "while", "until", "!", "then", "do", "else", "{") \
+                    and not words[0].is_quoted_anywhere:
+                negate ^= words.pop(0).literal() == "!"
+            sep = cmd.separator
+            head = words[0].literal() if words else None
+            if head == "[[" and words[-1].literal() != "]]":  # `[[ a && b ]]`: the lexer split it
+                while k + 1 < b and not (run.cmds[k].words and run.cmds[k].words[-1].literal() == "]]"):
+                    k += 1
+                    words += [Word([Part("lit", run.cmds[k - 1].separator, False, 0)], 0, 0)] + list(run.cmds[k].words)
+                sep = run.cmds[k].separator
+            v = self._test(words, run.origin, cmd, run)
+            if negate and v is not None:
+                v = not v
+            value = v if joiner not in ("&&", "||") else (both(value, v) if joiner == "&&" else either(value, v))
+            joiner = sep
+            k += 1
+        return value
+
+    def _test(self, words: list[Word], origin, cmd: Command, run: _Run) -> bool | None:
+        head = words[0].literal() if words else None
+        if head in ("true", ":"):
+            return True
+        if head == "false":
+            return False
+        if head == "getopts" and not self.positional:
+            return False  # no arguments: the option loop never runs
+        if head in ("[", "[[", "test"):
+            body = words[1:-1] if head != "test" else words[1:]
+            tokens: list[str | None] = []
+            self.uncertain = False
+            for w in body:
+                lit_text = w.literal()
+                if lit_text is not None and not w.is_quoted_anywhere and lit_text in ("(", ")", "!", "&&", "||"):
+                    tokens.append(lit_text)
+                    continue
+                try:
+                    tokens.append(literal(self.expand_scalar(w, origin)))
+                except CommandAborted:
+                    return None
+            return None if self.uncertain else test_value(tokens)
+        if words:  # a command: run it as one; its status is not known here
+            self.run_command(Command(words, cmd.start, cmd.end, cmd.separator), origin)
+        return None
+
+    def _for_items(self, header: list[Word], origin) -> list[Text] | None:
+        """The words a `for NAME in WORDS` runs over (`header`: NAME and what follows), or None
+        when they are not all known."""
+        words = header[1:]
+        if not words or words[0].literal() != "in":
+            items: list = list(self.positional)  # `for NAME` alone: "$@"
+        else:
+            items = []
+            for w in words[1:]:
+                items += [tw.text for tw in self.expand(w, origin)]
+        if any(literal(t) is None for t in items) or len(items) > MAX_LOOP:
+            return None
+        return items
+
+    def _run_case(self, run: _Run, block: Block) -> None:
+        header = _after_keyword(run.cmds[block.start], ("case",))
+        self.uncertain = False
+        word = literal(self.expand_scalar(header[0], run.origin)) if header else None
+        if self.uncertain:  # a word the environment may change: every clause is read
+            word = None
+        for patterns, body, end in block.clauses:
+            if end < 0:
                 continue
-            before = len(self.found)
-            self.run_command(cmd, origin)
-            if cmd.comment_after_continuation is not None and len(self.found) > before:
-                self._comment_finding(cmds, idx, origin)
+            if word is not None:
+                hit = self._case_match(run, patterns, word, block.start)
+                if hit is False:
+                    continue
+            stop = end + 1 if run.cmds[end].separator in (";;", ";&", ";;&") else end  # `cmd ;;` is in the clause
+            self._run_range(run, body, stop)
+            if word is not None and hit is True:
+                return
+
+    def _case_match(self, run: _Run, patterns: list[int], word: str, start: int) -> bool | None:
+        from vllm_preflight.load.shell_expand import _glob
+
+        unknown = False
+        for k in patterns:
+            words = run.cmds[k].words
+            if k == start:  # the header's own command: its pattern words come after `in`
+                words = _after_keyword(run.cmds[k], ("in",))
+            for w in words:
+                text = w.literal() if not w.is_quoted_anywhere else None
+                if text is None:
+                    value = literal(self.expand_scalar(w, run.origin))
+                    if value is None:
+                        unknown = True
+                        continue
+                    if value == word:
+                        return True
+                    continue
+                if re.fullmatch(_glob(text.lstrip("(")), word, re.DOTALL):
+                    return True
+        return None if unknown else False
 
     def note(self, rule: str, message: str, loc: Location | None, *, quotes: bool = True) -> None:
         """A finding about the script. One placed in a `source`d file (read because the input
@@ -228,7 +399,12 @@ class Shell:
         words = [w.literal() for w in cmd.words]
         first = basename(words[0]) if words and words[0] else None
         reader = None
-        if first in SHELLS and not any(w and w[:1] == "-" and "c" in w[1:] for w in words[1:]):
+        # the shell reading stdin may stand behind launchers (`srun bash <<EOF`, `ssh node bash -s <<EOF`)
+        k = 0
+        if first in WRAPPERS:
+            k = next((j for j, w in enumerate(words) if w and basename(w) in SHELLS), 0)
+            first = basename(words[k] or "") if k else first
+        if first in SHELLS and not any(w and w[:1] == "-" and "c" in w[1:] for w in words[k + 1:]):
             reader = idx
         elif first == "cat" and cmd.separator == "|" and idx + 1 < len(cmds):
             nxt = [w.literal() for w in cmds[idx + 1].words]
@@ -242,9 +418,10 @@ class Shell:
         fed.add(reader)
         # an unquoted delimiter: the body's $X expand in this shell first, so the child sees every variable
         child = Shell(pins=self.pins, env=dict(self.vars) if not quoted else dict(self.exported_env()),
-                      depth=self.depth + 1, results=self,
+                      positional=[], depth=self.depth + 1, results=self,
                       runtime={k: v for k, v in self.runtime.items() if k not in self.vars})
-        child.run_text(body, _Shifted(origin, start), fallback=loc)
+        child.exported = set(self.exported)  # the child's environment: what this shell exports
+        child.run_text(body, Shifted(origin, start), fallback=loc)
         return True
 
     def _source(self, words: list[TWord], loc: Location | None) -> None:
@@ -338,6 +515,12 @@ class Shell:
         self.found[-1].findings.append(Finding("VP101", msg, loc))
 
     def run_command(self, cmd: Command, origin) -> None:
+        try:
+            self._run_command(cmd, origin)
+        except CommandAborted:
+            pass  # bash reports the expansion error and goes on with the next command
+
+    def _run_command(self, cmd: Command, origin) -> None:
         words = list(cmd.words)
         while words and words[0].literal() in SKIP_KEYWORDS:
             words.pop(0)
@@ -350,6 +533,7 @@ class Shell:
             for a in assigns:
                 self.assign(a, origin, export=False)
             return
+        self.uncertain = False
         prefix_env = []
         for a in assigns:
             name, _plus, value = self._assignment_value(a, origin)
@@ -386,18 +570,29 @@ class Shell:
         if first == "shift":
             n = literal(words[1].text) if len(words) > 1 else "1"
             try:
-                self.positional = self.positional[int(n or "1"):]
+                k = int(n or "1")
             except ValueError:
-                pass
+                return
+            if 0 <= k <= len(self.positional):  # bash: shifting past $# fails and changes nothing
+                self.positional = self.positional[k:]
             return
         if first in ("source", "."):
             self._source(words[1:], words[0].loc or loc)
             return
-        if first in ("cd", "exit", "return", "sleep", "wait", "trap", "ulimit", "umask"):
+        if first is not None and first in self.functions and self.depth < MAX_DEPTH:
+            self._call(first, words[1:])
+            return
+        if first in ("break", "continue") and self.looping:
+            raise _Break() if first == "break" else _Continue()
+        if first in ("cd", "exit", "return", "sleep", "wait", "trap", "ulimit", "umask", "break", "continue"):
             return
         if first is not None and basename(first) in NOT_SERVERS:
             return
         plain = [literal(w.text) for w in words]
+        if any(p is not None and basename(p) == "ray" and plain[k + 1:k + 2] == ["start"]
+               for k, p in enumerate(plain[:-1])):
+            self.node["ray"] = Assumption("node.ray", True, "the script starts a Ray node (`ray start`): ray is "
+                                                            "installed where its server runs")
         span = program_prefix(plain)
         # look through wrappers up to a shell, `eval` or a container runtime before the server
         for i, pw in enumerate(plain[:span[0] if span else len(plain)]):
@@ -412,9 +607,14 @@ class Shell:
             if b in ("docker", "podman", "nerdctl") and "run" in plain[i + 1:i + 4]:
                 self._container_run(words[i + 1:], loc)
                 return
+        if plain and plain[0] is not None and basename(plain[0]) in STRING_COMMANDS:
+            self._string_command(words, loc)
+            return
         if span is None:
             return
         start, length = span
+        if start > 0 and not _runs_a_command(plain[0]):
+            return
         server_words = words[start:]
         if plain[start + length - 1] == "serve" and length > 2:  # python -m vllm.entrypoints.cli.main serve
             server_words = [TWord(lit("vllm"), words[start].loc), TWord(lit("serve"), words[start].loc)] + words[start + length:]
@@ -442,7 +642,8 @@ class Shell:
             else:
                 in_env = False
         env = self.exported_env() + list(prefix_env) + [e for e in env_words if e not in prefix_env]
-        self._add(Found(server_words, length, env, server_words[0].loc or loc))
+        self.add_server(Found(server_words, length, env, server_words[0].loc or loc,
+                        assumptions=list(self.node.values()), node_facts=[(k, True) for k in self.node]))
 
     def exported_env(self) -> list[tuple[str, Text]]:
         out = []
@@ -457,6 +658,7 @@ class Shell:
 
     def _declare(self, builtin: str, words: list[TWord], origin) -> None:
         export = builtin == "export"
+        from_outside = self.uncertain  # its words were expanded from values the environment may change
         for w in words:
             text = literal(w.text)
             if text is not None and text.startswith("-"):
@@ -476,6 +678,10 @@ class Shell:
                         if text_size(value) > limits.MAX_VALUE_CHARS or len(value) > limits.MAX_VALUE_PIECES:
                             _too_complex(f"`{name}` grows past {limits.MAX_VALUE_CHARS >> 20} MiB", w.loc)
                     self.vars[name] = value
+                    if from_outside:
+                        self.tainted.add(name)
+                    else:
+                        self.tainted.discard(name)
                 if export:
                     self.exported.add(name)
             elif text and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) and export:
@@ -533,16 +739,67 @@ class Shell:
         child.run_text(origin.flat, origin, fallback=script.loc or loc)
         return True
 
+    def _call(self, name: str, args: list[TWord]) -> None:
+        """A function call: its body runs here with the call's words as `$@`."""
+        run, block = self.functions[name]
+        self._charge(run, block)
+        saved = self.positional
+        self.positional = [w.text for w in args]
+        self.depth += 1
+        try:
+            first = block.body
+            if first == block.start:  # `function f { cmd ...`: the body starts in the header's command
+                header = run.cmds[first]
+                body = _after_keyword(header, ("{",))
+                if body:
+                    self.run_command(Command(body, body[0].start, header.end, header.separator), run.origin)
+                first += 1
+            self._run_range(run, first, block.end + 1)
+        finally:
+            self.depth -= 1
+            self.positional = saved
+
+    def _string_command(self, words: list[TWord], loc: Location | None) -> None:
+        """`tmux new-session -d -s NAME "vllm serve ..."`, `sbatch --wrap "..."`, `su -c "..."`:
+        the string is a script its shell runs."""
+        plain = [literal(w.text) for w in words]
+        subcommands, option = STRING_COMMANDS[basename(plain[0] or "")]
+        script: TWord | None = None
+        if subcommands is not None:
+            if not any(p in subcommands for p in plain[1:3]):
+                return
+            keys = {"Enter", "C-m", "KPEnter", "C-j"}
+            script = next((w for w, p in zip(reversed(words), reversed(plain)) if p not in keys), None)
+            if script is None or script is words[0] or (literal(script.text) or "").startswith("-"):
+                return
+        else:
+            for k, p in enumerate(plain):
+                if p is not None and p.startswith(f"{option}="):
+                    script = TWord(_after_eq(words[k].text), words[k].loc)
+                elif p == option and k + 1 < len(words):
+                    script = words[k + 1]
+        if script is None or self.depth >= MAX_DEPTH:
+            return
+        child = Shell(pins=self.pins, env=dict(self.exported_env()), positional=[], depth=self.depth + 1,
+                      results=self, runtime={k: v for k, v in self.runtime.items() if k not in self.vars})
+        origin = RelexOrigin(script.text, script.loc or loc)
+        child.run_text(origin.flat, origin, fallback=script.loc or loc)
+
     def _container_run(self, words: list[TWord], loc: Location | None) -> None:
+        """`docker run [OPTIONS] IMAGE [ARGS...]`: what the container runs, with its own environment
+        (`-e K=V`, `-e K` from this shell); `--entrypoint` replaces the image's program."""
         plain = [literal(w.text) for w in words]
         try:
             i = plain.index("run") + 1
         except ValueError:
             return
         cenv: list[tuple[str, Text]] = []
+        entrypoint: TWord | None = None
         while i < len(plain):
             w = plain[i]
             if w is None:
+                if not words[i].fields:  # `vllm/vllm-openai:${TAG}`: the image (`$DOCKER_OPTS` alone: options)
+                    break
                 i += 1
                 continue
             if not w.startswith("-"):
@@ -551,288 +808,52 @@ class Shell:
             if name in _DOCKER_FLAGS or (not eq and re.fullmatch(r"-[a-zA-Z]{2,}", w)):
                 i += 1
                 continue
+            val_text = _after_eq(words[i].text) if eq else (words[i + 1].text if i + 1 < len(words) else ())
             if name in ("-e", "--env"):
-                val_text = _after_eq(words[i].text) if eq else (words[i + 1].text if i + 1 < len(words) else ())
                 vs = literal(val_text)
                 m = _ASSIGN.match(vs) if vs else None
                 if m is None and val_text and isinstance(val_text[0], Lit):
                     m = _ASSIGN.match(val_text[0].text)
                 if m:
                     cenv.append((m.group(1), _after_eq(val_text)))
+                elif vs and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", vs):  # `-e NAME`: this shell's value
+                    host = self.lookup(vs)
+                    if host is not None and not isinstance(host, list):
+                        cenv.append((vs, host))
+            elif name == "--entrypoint":
+                entrypoint = TWord(val_text, words[i].loc)
             i += 1 if eq else 2
         if i >= len(words):
             return
-        image = literal(words[i].text)
-        if image is None or not is_vllm_image(image):
-            return
+        image_word = words[i]
+        shown = source_of(image_word.text)
+        image = literal(image_word.text)
         rest = words[i + 1:]
+        if entrypoint is not None:
+            program = literal(entrypoint.text)
+            # `--entrypoint ""` leaves the args as the command; a shell without -c is interactive
+            rest = ([entrypoint] if program != "" else []) + rest
+        vllm_image = is_vllm_image(shown)
         span = program_prefix([literal(w.text) for w in rest])
-        if span is not None and span[0] == 0:
-            server_words, length = rest, span[1]
+        before = len(self.found)
+        if entrypoint is not None or (span is not None and span[0] == 0) or not vllm_image:
+            # the container runs a command of its own: read it in the container's environment
+            child = Shell(pins=self.pins, env=dict(cenv), positional=[], depth=self.depth + 1, results=self)
+            if self.depth < MAX_DEPTH and rest:
+                child.exec_words(rest, [], image_word.loc or loc)
         else:
-            head, note = image_entrypoint(rest, words[i].loc)
-            server_words, length = head + rest, len(head)
-            if note not in self.assumptions:
-                self.assumptions.append(note)
-        self._add(Found(server_words, length, cenv, words[i].loc or loc, image=image, image_loc=words[i].loc))
+            head, note = image_entrypoint(rest, image_word.loc)
+            self.add_server(Found(head + rest, len(head), cenv, image_word.loc or loc, assumptions=[note]))
+        for found in self.found[before:]:
+            if found.image is None:
+                found.image, found.image_loc = image or shown, image_word.loc
 
-    def _add(self, found: Found) -> None:
+    def add_server(self, found: Found) -> None:
         """One more server; past the file's limit (load.limits) the input is too complex."""
-        from vllm_preflight.load import limits
-
         if len(self.found) >= limits.max_servers():
             raise ScriptError(limits.servers_message(limits.max_servers()), found.loc)
         found.read_files = tuple(self.read_files)
         self.found.append(found)
-
-    # ------------------------------------------------------------ expansion
-    def lookup(self, name: str, index: str | None = None):
-        if name in self.pins:
-            value: object = lit(self.pins[name])
-        elif name in self.vars:
-            value = self.vars[name]
-        else:
-            return None
-        if isinstance(value, list):
-            if index in ("@", "*"):
-                return value
-            if index is None:
-                return value[0] if value else ()
-            try:
-                k = int(index)
-                return value[k] if -len(value) <= k < len(value) else ()
-            except ValueError:
-                return None
-        if index in ("@", "*"):
-            return [value]
-        if index not in (None, "0"):
-            return ()
-        return value
-
-    def expand(self, word: Word, origin, *, split: bool = True) -> list[TWord]:
-        fields: list[list] = []
-        cur: list = []
-        started = False
-        for part in word.parts:
-            if part.kind == "lit":
-                if part.quoted or part.text:
-                    started = True
-                cur.extend(self._lits(part.text, origin, part.start))
-                continue
-            value = self.value(part, origin)
-            if isinstance(value, list):
-                if part.quoted:
-                    for k, v in enumerate(value):
-                        if k:
-                            fields.append(cur)
-                            cur = []
-                        cur.extend(v)
-                        started = True
-                    continue
-                for k, v in enumerate(value):
-                    if k and (cur or started):
-                        fields.append(cur)
-                        cur, started = [], False
-                    cur, started = self._split_into(v, fields, cur, started)
-                continue
-            if part.quoted or not split:
-                cur.extend(value)
-                started = True
-            else:
-                cur, started = self._split_into(value, fields, cur, started)
-        if cur or started:
-            fields.append(cur)
-        self._bounded(fields, origin.location(word.start))
-        out = []
-        for f in fields:
-            text = concat(tuple(f))
-            out.append(TWord(text, location_of(text) or origin.location(word.start)))
-        if (len(word.parts) == 1 and word.parts[0].kind == "var" and not word.parts[0].quoted
-                and len(out) == 1 and len(out[0].text) == 1 and isinstance(out[0].text[0], Sym)
-                and out[0].text[0].kind == "var"):
-            out[0] = replace(out[0], fields=True)
-        return out
-
-    def _bounded(self, fields: list, loc: Location | None) -> None:
-        """Stop an input whose expansions grow past load.limits (`A="$A$A"` forty times)."""
-        pieces = sum(len(f) for f in fields)
-        self.steps[0] += pieces + 1
-        if self.steps[0] > limits.MAX_EXPANSION_STEPS:
-            _too_complex(f"more than {limits.MAX_EXPANSION_STEPS} expansion steps", loc)
-        if pieces > limits.MAX_VALUE_PIECES:
-            _too_complex(f"a word expands to more than {limits.MAX_VALUE_PIECES} pieces", loc)
-        for f in fields:
-            if text_size(f) > limits.MAX_VALUE_CHARS:
-                _too_complex(f"a word expands to more than {limits.MAX_VALUE_CHARS >> 20} MiB", loc)
-
-    @staticmethod
-    def _split_into(value: Text, fields: list, cur: list, started: bool):
-        lead, pieces, trail = split_fields(value)
-        if lead and (cur or started):
-            fields.append(cur)
-            cur, started = [], False
-        for k, piece in enumerate(pieces):
-            if k:
-                fields.append(cur)
-                cur = []
-            cur.extend(piece)
-            started = True
-        if trail and pieces:
-            fields.append(cur)
-            cur, started = [], False
-        return cur, started
-
-    def expand_scalar(self, word: Word | None, origin) -> Text:
-        if word is None:
-            return ()
-        out: list = []
-        for tw in self.expand(word, origin, split=False):
-            out.extend(tw.text)
-        return concat(tuple(out))
-
-    @staticmethod
-    def _lits(text: str, origin, start: int) -> list:
-        if PLACE_OPEN in text and isinstance(origin, RelexOrigin):
-            out: list = []
-            pos = 0
-            for m in _PLACEHOLDER.finditer(text):
-                if m.start() > pos:
-                    out.append(Lit(text[pos:m.start()], origin, start + pos))
-                k = int(m.group(1))
-                if k < len(origin.syms):
-                    out.append(origin.syms[k])
-                pos = m.end()
-            if pos < len(text):
-                out.append(Lit(text[pos:], origin, start + pos))
-            return out
-        return [Lit(text, origin, start)] if text else []
-
-    def value(self, part, origin):
-        loc = origin.location(part.start)
-        if part.kind == "arith":
-            return self.arith(part, loc)
-        if part.kind == "cmd":
-            return (Sym("opaque", part.source, part.source, loc=loc),)
-        name, op = part.text, part.op
-        if op == "other":
-            return (Sym("opaque", part.source, part.source, loc=loc),)
-        if name in ("@", "*"):
-            if name == "*" and part.quoted:
-                joined: list = []
-                for k, v in enumerate(self.positional):
-                    if k:
-                        joined.append(Lit(" "))
-                    joined.extend(v)
-                return tuple(joined)
-            return list(self.positional)
-        if name == "#":
-            return lit(str(len(self.positional)))
-        if name == "0":
-            return self.arg0
-        if name.isdigit():
-            k = int(name)
-            return self.positional[k - 1] if k - 1 < len(self.positional) else ()
-        if name in "?$!-":
-            return (Sym("opaque", part.source, part.source, loc=loc),)
-        val = self.lookup(name, part.index)
-        is_empty = val is not None and not isinstance(val, list) and len(val) == 0
-        if op in (":-", "-", ":=", "="):
-            if val is None or (op[0] == ":" and is_empty):
-                default = self.expand_scalar(part.operand, origin)
-                if val is None and name in self.runtime:
-                    self._assume(name, default, f"{self.runtime[name]}; resolved with the default in `{part.source}`")
-                elif val is None:
-                    self._assume(name, default, f"not set in the input; the default in `{part.source}`")
-                if op.endswith("="):
-                    self.vars[name] = default
-                return default
-            return val
-        if op in (":+", "+"):
-            if val is None or (op == ":+" and is_empty):
-                if val is None:
-                    self._assume(name, "", f"not set in the input, so `{part.source}` is empty")
-                return ()
-            return self.expand_scalar(part.operand, origin)
-        if val is None:
-            return (Sym("var", name, part.source, loc=loc),)
-        return val
-
-    def _assume(self, name: str, value, source: str) -> None:
-        shown = value if isinstance(value, str) else source_of(value)
-        a = Assumption(name, shown, source)
-        if a not in self.assumptions:
-            self.assumptions.append(a)
-
-    def _arith_text(self, text: str, loc: Location | None) -> str | None:
-        """The expression with its `$X`/`${X:-d}` expansions done (names kept for unknowns)."""
-        if "$" not in text:
-            return text
-        from vllm_preflight.load.shell_words import _Lexer
-
-        lexer = _Lexer(text + '"')
-        parts: list = []
-        try:
-            lexer._double_quoted(parts)
-        except ShellSyntaxError:
-            return None
-        pieces = []
-        for p in parts:
-            if p.kind == "lit":
-                pieces.append(p.text)
-                continue
-            v = self.value(p, FixedOrigin(loc))
-            if isinstance(v, list):
-                v = v[0] if v else ()
-            lit_text = literal(v)
-            if lit_text is not None:
-                pieces.append(lit_text if lit_text.strip() else "0")
-            elif len(v) == 1 and isinstance(v[0], Sym) and v[0].kind == "var":
-                pieces.append(v[0].name)
-            elif len(v) == 1 and isinstance(v[0], Sym) and v[0].kind == "arith":
-                pieces.append("(" + render_expr(v[0].expr) + ")")
-            else:
-                return None
-        return "".join(pieces)
-
-    def arith(self, part, loc: Location | None) -> Text:
-        opaque = (Sym("opaque", part.source, part.source, loc=loc),)
-        text = self._arith_text(part.text, loc)
-        if text is None:
-            return opaque
-        try:
-            tree = parse_arith(text)
-        except ArithError:
-            return opaque
-        values: dict = {}
-        for n in set(expr_names(tree)):
-            v = self.lookup(n)
-            if v is None:
-                continue
-            if isinstance(v, list):
-                v = v[0] if v else ()
-            s = literal(v)
-            if s is not None:
-                s = s.strip()
-                if not s:
-                    values[n] = 0
-                    continue
-                try:
-                    values[n] = int(s)
-                except ValueError:
-                    return opaque
-            elif len(v) == 1 and isinstance(v[0], Sym) and v[0].kind == "var":
-                values[n] = ("var", v[0].name)
-            elif len(v) == 1 and isinstance(v[0], Sym) and v[0].kind == "arith":
-                values[n] = v[0].expr
-            else:
-                return opaque
-        tree = substitute(tree, values)
-        if not expr_names(tree):
-            try:
-                return lit(str(evaluate(tree, {})))
-            except ArithError:
-                return opaque
-        return (Sym("arith", render_expr(tree), part.source, tree, loc=loc),)
 
     # ----------------------------------------------------------- assignments
     def _assignment_value(self, word: Word, origin):
@@ -855,7 +876,13 @@ class Shell:
         return name, plus, value
 
     def assign(self, word: Word, origin, export: bool) -> None:
+        saved, self.uncertain = self.uncertain, False
         name, plus, value = self._assignment_value(word, origin)
+        if self.uncertain:
+            self.tainted.add(name)
+        else:
+            self.tainted.discard(name)
+        self.uncertain = saved or self.uncertain
         if name in self.pins:
             return
         old = self.vars.get(name)
@@ -874,23 +901,34 @@ class Shell:
             self.exported.add(name)
 
 
-def text_size(text) -> int:
-    """Characters a Text stands for (symbols as their source)."""
-    return sum(len(s.text) if isinstance(s, Lit) else len(s.source) for s in text)
+@dataclass
+class _Run:
+    """One script being run: its commands, text, origin and compound commands."""
+
+    cmds: list[Command]
+    text: str
+    origin: Any
+    blocks: dict
+    fed: set[int] = field(default_factory=set)  # commands whose stdin is a here-document run here
 
 
-def _too_complex(what: str, loc: Location | None):
-    from vllm_preflight.errors import InputError, InputFailure
-
-    raise InputFailure(InputError(loc.file if loc else "<input>", limits.too_complex(what), loc))
-
-
-def _bounded_list(values: list, loc: Location | None) -> None:
-    if len(values) > limits.MAX_VALUE_PIECES or sum(len(v) for v in values) > limits.MAX_VALUE_PIECES:
-        _too_complex(f"an array grows past {limits.MAX_VALUE_PIECES} elements", loc)
+def _after_keyword(cmd: Command, keywords: tuple[str, ...]) -> list[Word]:
+    """The words of a compound command's header after its keyword (`do for i in ...`: `i in ...`)."""
+    for k, w in enumerate(cmd.words):
+        if w.literal() in keywords and not w.is_quoted_anywhere:
+            return list(cmd.words[k + 1:])
+    return []
 
 
-class _Shifted:
+class _Break(Exception):
+    """`break` in a loop the interpreter runs."""
+
+
+class _Continue(Exception):
+    """`continue` in a loop the interpreter runs."""
+
+
+class Shifted:
     """Offsets in a part of a text (a here-document body) mapped back to the whole."""
 
     def __init__(self, origin, base: int):
@@ -905,6 +943,22 @@ class ScriptError(Exception):
         super().__init__(message)
         self.message = message
         self.loc = loc
+
+
+def _runs_a_command(word: str | None) -> bool:
+    """Whether a command's first word runs the words after it: a known wrapper, a script of the
+    user's (a path), or a value not known here (`$LAUNCHER vllm serve ...`)."""
+    if word is None:
+        return True
+    return basename(word) in WRAPPERS or word.startswith(("/", "./", "../", "~/")) or word.endswith(".sh")
+
+
+def _pinned_args(pins: Mapping[str, str]) -> list[Text]:
+    """Pins named 1, 2, ... (consecutive from 1) as the script's arguments."""
+    out: list[Text] = []
+    while str(len(out) + 1) in pins:
+        out.append(lit(pins[str(len(out) + 1)]))
+    return out
 
 
 def _is_assignment(word: Word) -> bool:
@@ -927,54 +981,3 @@ def _after_eq(text: Text) -> Text:
             seen = True
     return tuple(out)
 
-
-# --------------------------------------------------------------- images
-_IMAGE = re.compile(r"^(?:(?P<registry>[^/]+\.[^/]+|localhost(?::\d+)?)/)?(?P<repo>[^:@]+)(?::(?P<tag>[^@]+))?(?:@.+)?$")
-_NOT_SERVER_IMAGE = re.compile(r"router|sidecar|proxy|bench|gateway|scheduler|epp|operator|client")
-# a PEP 440 version (pre/post/dev parts too: `v0.11.0rc1`, `v0.13.0.post1`), then the end or a
-# build suffix (`-cu126`); api.choose_release maps it to the release it belongs to
-_VERSION_TAG = re.compile(r"^v?(\d+\.\d+(?:\.\d+){0,2}(?:(?:a|b|rc|\.post|\.dev)\d+)*)(?:$|[-+_])")
-
-
-def image_entrypoint(args: list[TWord], loc: Location | None) -> tuple[list[TWord], Assumption]:
-    """The program a vLLM image runs before its args.
-
-    vllm/vllm-openai's entrypoint moved from `python3 -m vllm.entrypoints.openai.api_server`
-    to `vllm serve`; args that name the model with `--model` were written for the former,
-    a positional model for the latter, so the args choose.
-    """
-    first = literal(args[0].text) if args else None
-    if first is not None and first.startswith("-"):
-        head = [TWord(lit("python3"), loc), TWord(lit("-m"), loc), TWord(lit(SERVER_MODULES[0]), loc)]
-        return head, Assumption("entrypoint", "python3 -m " + SERVER_MODULES[0],
-                                "the image's entrypoint, for args that start with a flag (`--model ...`)")
-    head = [TWord(lit("vllm"), loc), TWord(lit("serve"), loc)]
-    return head, Assumption("entrypoint", "vllm serve", "the image's entrypoint, for args that start with the model")
-
-
-def is_vllm_image(image: str) -> bool:
-    """An image whose entrypoint is the vLLM server (vllm/vllm-openai and its builds)."""
-    m = _IMAGE.match(image.strip())
-    if not m:
-        return False
-    last = m.group("repo").rsplit("/", 1)[-1].lower()
-    return last.startswith("vllm") and not _NOT_SERVER_IMAGE.search(last)
-
-
-def image_version(image: str) -> str | None:
-    """The vLLM version in an upstream vLLM image tag (`vllm/vllm-openai:v0.22.1`), else None.
-
-    Only images of the vLLM project (Docker Hub `vllm/...` or a mirror of `vllm-openai`)
-    carry vLLM versions; tags of other products (llm-d, RHAIIS, ROCm builds) do not.
-    """
-    m = _IMAGE.match(image.strip())
-    if not m or not m.group("tag"):
-        return None
-    repo = m.group("repo").lower()
-    registry = (m.group("registry") or "docker.io").lower()
-    upstream = (registry in ("docker.io", "index.docker.io", "registry-1.docker.io") and repo.startswith("vllm/")) \
-        or repo.rsplit("/", 1)[-1] in ("vllm-openai", "vllm-openai-rocm", "vllm-tpu", "vllm-cpu")
-    if not upstream:
-        return None
-    v = _VERSION_TAG.match(m.group("tag"))
-    return v.group(1) if v else None

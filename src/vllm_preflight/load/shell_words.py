@@ -20,6 +20,8 @@ _META = set(" \t\n;&|()<>")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REDIR = re.compile(r"\d*(?:<<<|<<-|<<|<>|>>|>&|<&|>\||&>>|&>|<|>)")
 _SPECIAL = set("@*#?$!-0123456789")
+# a documentation placeholder (`vllm serve <model> --port <port>`), read only in Markdown
+_DOC_PLACEHOLDER = re.compile(r"<[A-Za-z][A-Za-z0-9_.:/-]*>")
 
 
 MAX_COMMAND_WORDS = 10_000  # load.limits.MAX_WORDS; stops lexing a huge command early (memory)
@@ -44,10 +46,14 @@ class Part:
     text: str
     quoted: bool
     start: int
-    op: str = ""  # var: "", ":-", "-", ":=", "=", ":+", "+", ":?", "?", or "other"
-    operand: Word | None = None  # var: the word after the operator
+    # var: "", ":-", "-", ":=", "=", ":+", "+", ":?", "?", patterns "#", "##", "%", "%%", "/", "//",
+    # "/#", "/%", case "^", "^^", ",", ",,", substring ":", `${#X}` "length", or "other"
+    op: str = ""
+    operand: Word | None = None  # var: the word after the operator (a pattern's pattern)
+    replacement: Word | None = None  # var `/`: the replacement word
     index: str | None = None  # var: array subscript text ("@", "*", "0", ...)
     source: str = ""  # the text as written, e.g. "${X:-8}"
+    arg: str = ""  # var `:`: the `offset[:length]` text
 
 
 @dataclass
@@ -84,10 +90,11 @@ class Script:
 
 
 class _Lexer:
-    def __init__(self, text: str):
+    def __init__(self, text: str, placeholders: bool = False):
         self.t = text
         self.n = len(text)
         self.i = 0
+        self.placeholders = placeholders  # `<name>` is an unknown value, not a redirection
         self.heredocs: list[tuple[str, bool, bool]] = []
         self.line_cmds: list[Command] = []  # commands of the current line (their here-documents follow it)
 
@@ -139,7 +146,7 @@ class _Lexer:
                 self._emit(out, words, start, op)
                 words, start = [], None
                 continue
-            if _REDIR.match(t, self.i):
+            if _REDIR.match(t, self.i) and not self._placeholder():
                 self._redirection()
                 continue
             if start is None:
@@ -152,6 +159,10 @@ class _Lexer:
         return out
 
     def _emit(self, out: Script, words: list[Word], start, sep: str, comment: int | None = None) -> None:
+        if not words and sep in (";;", ";&") and out.commands:
+            # the end of a `case` clause with no command of its own (`*) ;;`): kept, wordless
+            out.commands.append(Command([], self.i - len(sep), self.i - len(sep), sep))
+            return
         if words:
             out.commands.append(Command(list(words), start if start is not None else words[0].start,
                                         words[-1].end, sep, comment))
@@ -195,6 +206,8 @@ class _Lexer:
         parts: list[Part] = []
         while self.i < self.n:
             c = t[self.i]
+            if c == "<" and self._placeholder(parts, quoted=False):
+                continue
             if c in _META:
                 if c == "(" and parts and self._is_array_assignment(parts):
                     elements = self._array()
@@ -229,6 +242,18 @@ class _Lexer:
                 self._lit(parts, t[self.i:j], False, self.i)
                 self.i = j
         return Word(parts, start, self.i)
+
+    def _placeholder(self, parts: list[Part] | None = None, quoted: bool = False) -> bool:
+        """At a `<name>` placeholder (with placeholders on): add it to `parts` as a variable."""
+        if not self.placeholders:
+            return False
+        m = _DOC_PLACEHOLDER.match(self.t, self.i)
+        if m is None:
+            return False
+        if parts is not None:
+            parts.append(Part("var", m.group(0), quoted, self.i, source=m.group(0)))
+            self.i = m.end()
+        return True
 
     @staticmethod
     def _lit(parts: list[Part], text: str, quoted: bool, start: int) -> None:
@@ -285,9 +310,11 @@ class _Lexer:
                 self._dollar(parts, quoted=True)
             elif c == "`":
                 self._backtick(parts, quoted=True)
+            elif c == "<" and self._placeholder(parts, quoted=True):
+                continue
             else:
                 j = self.i
-                while j < self.n and t[j] not in '"\\$`':
+                while j < self.n and t[j] not in '"\\$`<':
                     j += 1
                 if j == self.i:
                     j += 1
@@ -375,40 +402,33 @@ class _Lexer:
         name = m.group(2)
         index = m.group(3)[1:-1] if m.group(3) else None
         if m.group(1):  # ${#X}: a length
-            parts.append(Part("var", name, quoted, start, op="other", index=index, source=source))
+            parts.append(Part("var", name, quoted, start, op="length", index=index, source=source))
             return
         rest = inner[m.end():]
         if not rest:
             parts.append(Part("var", name, quoted, start, index=index, source=source))
             return
-        for op in (":-", ":=", ":+", ":?", "-", "=", "+", "?"):
-            if rest.startswith(op):
-                operand_text = rest[len(op):]
-                operand_start = start + 2 + m.end() + len(op)
-                sub = _Lexer(operand_text)
-                sub_parts: list[Part] = []
-                sub.i = 0
-                # the operand is read like a double-quoted word when the expansion is quoted
-                try:
-                    if quoted:
-                        sub.t = operand_text + '"'
-                        sub.n = len(sub.t)
-                        sub._double_quoted(sub_parts)
-                    else:
-                        while sub.i < sub.n:
-                            w = sub._word()
-                            sub_parts.extend(w.parts)
-                            if sub.i < sub.n:  # a blank or operator inside the operand: keep it literal
-                                _Lexer._lit(sub_parts, sub.t[sub.i], False, sub.i)
-                                sub.i += 1
-                except ShellSyntaxError as e:
-                    raise ShellSyntaxError(e.message, operand_start + e.offset) from None
-                for p in sub_parts:
-                    _shift(p, operand_start)
-                operand = Word(sub_parts, operand_start, operand_start + len(operand_text))
-                parts.append(Part("var", name, quoted, start, op=op, operand=operand, index=index, source=source))
-                return
-        parts.append(Part("var", name, quoted, start, op="other", index=index, source=source))
+        operand_start = start + 2 + m.end()
+        op = next((o for o in _OPS if rest.startswith(o)), None)
+        if op is None and rest[0] == ":":  # ${X:offset[:length]} (`${X: -1}` too)
+            parts.append(Part("var", name, quoted, start, op=":", index=index, source=source, arg=rest[1:]))
+            return
+        if op is None:
+            parts.append(Part("var", name, quoted, start, op="other", index=index, source=source))
+            return
+        text = rest[len(op):]
+        at = operand_start + len(op)
+        if op[0] == "/":  # ${X/pattern/replacement}: split at the first unquoted `/`
+            cut = _unquoted_slash(text)
+            pattern, repl = (text, None) if cut < 0 else (text[:cut], text[cut + 1:])
+            operand = _operand(pattern, at, False)  # a pattern stays a pattern inside double quotes
+            replacement = _operand(repl, at + cut + 1, quoted) if repl is not None else None
+            parts.append(Part("var", name, quoted, start, op=op, operand=operand, index=index, source=source,
+                              replacement=replacement))
+            return
+        pattern_op = op[0] in "#%^,"  # a pattern stays a pattern inside double quotes
+        parts.append(Part("var", name, quoted, start, op=op, operand=_operand(text, at, quoted and not pattern_op),
+                          index=index, source=source))
 
     def _matching_close(self, i: int, open_: str, close: str, depth: int = 1) -> int:
         """Offset just past the close that balances `depth` opens, quote-aware."""
@@ -443,13 +463,62 @@ class _Lexer:
 
 def _shift(part: Part, by: int) -> None:
     part.start += by
-    if part.operand is not None:
-        part.operand.start += by
-        part.operand.end += by
-        for p in part.operand.parts:
-            _shift(p, by)
+    for word in (part.operand, part.replacement):
+        if word is not None:
+            word.start += by
+            word.end += by
+            for p in word.parts:
+                _shift(p, by)
 
 
-def lex(text: str) -> Script:
-    """Split a script into simple commands; ShellSyntaxError for unbalanced quotes and such."""
-    return _Lexer(text).script()
+# parameter-expansion operators, longest first where one is a prefix of another
+_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?", "##", "#", "%%", "%", "//", "/#", "/%", "/", "^^", "^", ",,", ",")
+
+
+def _operand(text: str, at: int, quoted: bool) -> Word:
+    """The word after an expansion operator, read like a double-quoted word when the
+    expansion is quoted; a blank or operator inside it stays literal."""
+    sub = _Lexer(text)
+    sub_parts: list[Part] = []
+    try:
+        if quoted:
+            sub.t = text + '"'
+            sub.n = len(sub.t)
+            sub._double_quoted(sub_parts)
+        else:
+            while sub.i < sub.n:
+                w = sub._word()
+                sub_parts.extend(w.parts)
+                if sub.i < sub.n:
+                    _Lexer._lit(sub_parts, sub.t[sub.i], False, sub.i)
+                    sub.i += 1
+    except ShellSyntaxError as e:
+        raise ShellSyntaxError(e.message, at + e.offset) from None
+    for p in sub_parts:
+        _shift(p, at)
+    return Word(sub_parts, at, at + len(text))
+
+
+def _unquoted_slash(text: str) -> int:
+    """Offset of the first `/` outside quotes and escapes, or -1."""
+    i, quote = 0, ""
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "/":
+            return i
+        i += 1
+    return -1
+
+
+def lex(text: str, placeholders: bool = False) -> Script:
+    """Split a script into simple commands; ShellSyntaxError for unbalanced quotes and such.
+    With `placeholders`, `<name>` words of documentation are unknown values."""
+    return _Lexer(text, placeholders).script()

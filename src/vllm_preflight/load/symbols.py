@@ -145,6 +145,8 @@ def parse_arith(source: str):
         if not m or m.end() == pos:
             raise ArithError(f"cannot read {src[pos:]!r}")
         if m.group(1):
+            if len(m.group(1)) > 19:  # past bash's 64-bit integers (and Python's int-from-text limit)
+                raise ArithError(f"number too large: {m.group(1)[:20]}...")
             tokens.append(("num", int(m.group(1))))
         elif m.group(2) or m.group(3):
             tokens.append(("var", m.group(2) or m.group(3)))

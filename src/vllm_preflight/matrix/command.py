@@ -37,7 +37,7 @@ FORMATS = ("text", "markdown", "html", "csv", "json")
 @click.option("--env", "env", multiple=True, metavar="K=V", help="Environment variable of the deployment.")
 @click.option("--assume", "assume", multiple=True, metavar="K=V", help="Pin a fact, e.g. model.is_moe=true.")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
-              type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "preflight"]))
+              type=click.Choice(["auto", "shell", "markdown", "vllm-config", "kubernetes", "compose", "preflight"]))
 @click.option("--jobs", type=int, default=0, metavar="N", help="Processes for large matrices (default: the cores).")
 @click.option("--max-cells", "max_cells", type=click.IntRange(min=1), default=None, metavar="N",
               help="Refuse a matrix of more cells than this (default 15,000, or the project "

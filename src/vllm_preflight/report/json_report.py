@@ -2,7 +2,7 @@
 
 Top level: `format_version`, `tool_version`, `results[]` (each with its `findings`, after
 ignores), `errors[]` (only when an input could not be read), `skipped[]` (files read that hold
-no vLLM server) and `summary` (counts, `fail_on` and the `exit_code` of the run).
+no vLLM server, and parts of files left out, each with its reason) and `summary` (counts, `fail_on` and the `exit_code` of the run).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def as_dict(report, fail_on: str = "error", *, require_servers: bool = True) -> 
            "results": [r.to_json() for r in report.results]}
     if report.errors:
         out["errors"] = [e.to_json() for e in report.errors]
-    out["skipped"] = [{"path": p, "reason": getattr(p, "reason", "holds no vLLM server")}
+    out["skipped"] = [{"path": str(p), "reason": getattr(p, "reason", "holds no vLLM server")}
                       for p in getattr(report, "skipped", ())]
     out["summary"] = summary(report, fail_on, require_servers=require_servers)
     return out

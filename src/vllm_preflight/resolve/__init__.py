@@ -65,7 +65,8 @@ def resolve(deployment: Deployment, target: str, *, gpu: Gpu | None = None,
                         vllm_version=release.version, resolved=None, vllm_error=None,
                         assumptions=list(deployment.assumptions), deployment=deployment)
     state = State(release=release, gpu=gpu or GPUS[DEFAULT_GPU], env=env, model=None, base_dir=deployment.base_dir,
-                  words=deployment.argv, serve_stage=serve_stage, model_assume=model_assume or {})
+                  words=deployment.argv, serve_stage=serve_stage, model_assume=model_assume or {},
+                  node=dict(deployment.node_facts))
     try:
         for step in plan.head:
             step.run(state, state.values)

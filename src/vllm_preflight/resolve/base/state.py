@@ -57,6 +57,7 @@ class State:
     serve_entry: str | None = None  # "serve" | "api_server" | None (not through vLLM's server entry)
     serve_mode: Any = None  # serve.serve.ServeMode once `vllm serve`'s front door ran
     model_assume: dict = field(default_factory=dict)  # --assume model.X=V
+    node: dict = field(default_factory=dict)  # optional packages the launch shows on the node (Deployment.node_facts)
     fact_assumptions: list = field(default_factory=list)  # what reading the model's config.json assumed
     runtime: dict | None = None  # the runtime stage's block of the resolved result
     events: list[Event] = field(default_factory=list)

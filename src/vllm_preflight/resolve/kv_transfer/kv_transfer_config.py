@@ -68,10 +68,12 @@ def kv_connector_check(state: State, values: dict) -> None:
 def _p2p_nccl_msgpack(state: State, kv: dict, assumptions: list[Assumption]) -> None:
     """P2pNcclConnector's module imports msgpack, which vLLM installs only with ray: while a
     release still registers the connector (through 0.23.0) and no longer installs ray (0.18.0+),
-    looking it up fails (recorded on 0.21.0)."""
+    looking it up fails (recorded on 0.21.0), unless the launch shows ray on the node (ray
+    requires msgpack)."""
     if kv["kv_connector"] != "P2pNcclConnector" or kv.get("kv_connector_module_path"):
         return
-    if state.release.rules.get("ray_installed", True) or kv["kv_connector"] not in state.release.rules["kv_connectors"]:
+    if state.release.rules.get("ray_installed", True) or state.node.get("ray") \
+            or kv["kv_connector"] not in state.release.rules["kv_connectors"]:
         return
     assumptions.append(Assumption("node.msgpack", False, "P2pNcclConnector imports msgpack, not a vLLM "
                                                          "dependency without ray; taken as not installed"))

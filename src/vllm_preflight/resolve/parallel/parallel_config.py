@@ -99,10 +99,13 @@ def world_size_check(state: State, values: dict) -> None:
                                  "appropriately.")
 
 
+# the node's ray (state.node) matters only once one of these options picks the ray backend
 @reads("distributed_executor_backend", "data_parallel_backend")
 def executor_backend_check(state: State, values: dict) -> None:
     """--distributed-executor-backend: `ray` needs the ray package, which vLLM no longer installs
-    by 0.27.0; from 0.19.0 VllmConfig takes any other unknown name as a `module.Class` path."""
+    (0.18.0+): taken as missing unless the launch shows it on the node (a Ray cluster, a script
+    running `ray start`: the deployment's node.ray); from 0.19.0 VllmConfig takes any other
+    unknown name as a `module.Class` path."""
     backend = values.get("distributed_executor_backend")
     par = state.parallel
     if backend is None and values.get("data_parallel_backend") == "ray" \
@@ -111,7 +114,7 @@ def executor_backend_check(state: State, values: dict) -> None:
     if backend is None:
         return
     rules = state.release.rules
-    if backend == "ray" and not rules.get("ray_installed", True):
+    if backend == "ray" and not rules.get("ray_installed", True) and not state.node.get("ray"):
         state.assumptions.append(Assumption("node.ray", False, "ray is not a dependency of this vLLM release; taken as "
                                                          "not installed (vLLM then refuses the ray backend)"))
         raise _pyd("ParallelConfig", "Failed to import Ray: No module named 'ray'.Please install Ray with "

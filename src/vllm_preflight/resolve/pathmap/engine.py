@@ -95,7 +95,7 @@ Section(
         port=(parallel_config.parallel_checks,)),
     Row('distributed executor backend (`ray` needs the package; 0.33 takes other names as `module.Class`)',
         '`parallel.py:547` (backend choice)', '`parallel.py` (ray import), `vllm.py` (executor class lookup)',
-        'ported on 0.33.0 (ray: stated assumption "not installed")',
+        'ported on 0.33.0 (ray: stated assumption "not installed" from 0.18.0, unless the launch shows ray on the node: `node.ray`)',
         port=(parallel_config.executor_backend_check,)),
     Row("`create_speculative_config` → `SpeculativeConfig`: field literals/bounds/unknown keys, MTP aliases, ngram rules, the draft's own config.json (method detection, n_predict, token count, draft TP, draft max_model_len, draft heads/PP, the draft's expert parallelism (inherited 0.30.0-0.31.x, so a dense draft under `-ep` is refused; only a MoE draft keeps it from 0.32.0), and for ngram/ngram_gpu/custom_class, whose draft is the target, the target's heads/EP/PP/DCP checks raised as SpeculativeConfig's (goldens `model_families/spec_parallel/` on 0.12.0, pr29558, 0.30.0, 0.32.0, 0.33.0), EAGLE-3 target families, vocabularies), field-combination rules, `_verify_args`",
         '`:1308`, `speculative.py:246-457`, `:561-637`', '`:2100`, `speculative.py:1226-1724`, `:1939-2056`',
