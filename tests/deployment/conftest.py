@@ -1,0 +1,1 @@
+from cli_support import work  # noqa: F401
