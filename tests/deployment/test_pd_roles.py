@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import ROOT, run_check
+from cli_support import ROOT, run_check, work  # noqa: F401 - the `work` fixture
 
 EXAMPLES = ROOT / "examples"
 PD_EXAMPLES = ("llm-d-wide-ep-pd.yaml", "kserve-pd.yaml", "disaggregatedset-pd.yaml")

@@ -1,1 +1,0 @@
-from cli_support import work  # noqa: F401
