@@ -114,7 +114,7 @@ class Context:
             mode = other.resolved["compilation_config"]["cudagraph_mode"]
             if any(f.rule == code for f in found) or (keep_graphs and not captures_graphs(other)):
                 continue
-            worse = list(dict.fromkeys(f.rule for f in found if at_least(f.severity, severity)))
+            worse = list(dict.fromkeys(f"{f.rule} ({f.severity})" for f in found if at_least(f.severity, severity)))
             if not worse:
                 return (f" Fix (resolved on vLLM {other.vllm_version}: cudagraph_mode {mode}, no {code} and no other "
                         f"finding at {severity} or above): {fix.label}.")
