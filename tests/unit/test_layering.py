@@ -56,7 +56,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"__init__", "api", "errors", "gpus", "ignores", "interrupts", "model_files", "outcome", "report",
             "safe_text"},
     "__main__": {"cli"},
-    "matrix": {"identity", "__init__", "api", "cli", "differences", "errors", "findings", "gpus", "interrupts", "load", "model",
+    "matrix": {"identity", "__init__", "api", "cli", "differences", "errors", "findings", "gpus", "interrupts", "load", "model", "modelfacts",
                "model_files", "releases", "resolve", "safe_text", "schema", "verify"},
     # -- on top: the only room that imports torch
     "verify": {"__init__", "api", "capture", "cli", "errors", "gpus", "releases", "safe_text"},

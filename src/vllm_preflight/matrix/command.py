@@ -168,6 +168,7 @@ def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings
     from vllm_preflight.matrix import diff as diff_mod
     from vllm_preflight.matrix import records as records_mod
     from vllm_preflight.matrix import table as table_mod
+    from vllm_preflight.matrix.model_ops import model_ops
 
     all_rows = [r for _, rows in results for r in rows]
     extra: list[str] = []
@@ -180,7 +181,9 @@ def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings
             cmp = diff_mod.compare(a_rows, b_rows, targets[0], targets[1])
             if len(results) > 1:
                 extra.append(f"== {_name(p)}")
-            extra += diff_mod.lines(cmp, axes, fold=not no_fold)
+            ops, kind = (None, "") if p.base.source == "vllm serve (matrix cell)" and axes else \
+                model_ops(p.base, dict(settings.model_assume))
+            extra += diff_mod.lines(cmp, axes, fold=not no_fold, model_ops=ops, model_kind=kind)
             vs_json = (vs_json or []) + [dict(diff_mod.to_json(cmp), source=p.base.source, name=_name(p))]
             continue
         cover = records_mod.covering(rows, evidence) if evidence is not None else None
