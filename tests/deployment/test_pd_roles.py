@@ -232,3 +232,16 @@ def test_matrix_names_servers_as_check_does(monkeypatch):
     assert "examples/llm-d-wide-ep-pd.yaml › LeaderWorkerSet/wide-ep-prefill › vllm (prefill)" in out
     assert "examples/llm-d-wide-ep-pd.yaml › LeaderWorkerSet/wide-ep-decode › vllm (decode)" in out
     assert ":0:leaderWorkerTemplate" not in out
+
+
+def test_prefill_pool_text_never_points_it_to_decode_kernels(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    _code, doc = check_json("examples/llm-d-wide-ep-pd.yaml")
+    pre = by_role(doc)["prefill"][0]
+    assert pre["summary"]["hazards"] == 0  # information is no hazard
+    text = run_check("--offline", "examples/llm-d-wide-ep-pd.yaml").out
+    block = text.split("── ")[1]
+    assert "as intended for this prefill pool" in block
+    # only vLLM's own log line (quoted in "Why") names the low-latency kernels
+    assert [line for line in block.splitlines() if "deepep_low_latency" in line and "DeepEP: Disabling" not in line] \
+        == []
