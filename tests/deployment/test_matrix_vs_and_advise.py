@@ -100,3 +100,15 @@ def test_advise_still_offers_decode_kernels_without_a_role(in_root):
     _code, out = matrix("--advise", "--vllm-version", "0.22.1", "--format", "json", "examples/deepep-ht-dp8.sh")
     fixes = json.loads(out)["advice"][0]["advice"][0]["fixes"]
     assert any("deepep_low_latency" in f["change"] for f in fixes)
+
+
+def test_matrix_rows_carry_the_server_name(in_root):
+    import csv
+    import io
+
+    _code, out = matrix("--vllm-version", "0.22.1", "--format", "json", "examples/llm-d-wide-ep-pd.yaml")
+    names = [r["name"] for r in json.loads(out)["rows"]]
+    assert names == ["examples/llm-d-wide-ep-pd.yaml › LeaderWorkerSet/wide-ep-prefill › vllm (prefill)",
+                     "examples/llm-d-wide-ep-pd.yaml › LeaderWorkerSet/wide-ep-decode › vllm (decode)"]
+    _code, out = matrix("--vllm-version", "0.22.1", "--format", "csv", "examples/llm-d-wide-ep-pd.yaml")
+    assert [r["name"] for r in csv.DictReader(io.StringIO(out))] == names

@@ -129,7 +129,10 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
     results = []
     for d in deployments:
         p = cells.plan(d, targets, axes, slice_)
-        results.append((p, cells.rows(p, settings)))
+        rows = cells.rows(p, settings)
+        for r in rows:  # every row carries its deployment's one name (identity.server_name), as check's
+            r["name"] = _name(p)
+        results.append((p, rows))
     out = _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings, errors)
     if out is not None:  # the text renderer prints through rich itself
         click.echo(out, nl=False)
