@@ -491,11 +491,14 @@ def apply(report, config: Config | None = None) -> int:
                 continue
             if loc is not None and config.silences(loc.file, "VP390" if code in RULES else "VP391"):
                 continue
-            why = (("VP391", f"unknown rule {code!r} in the {ANNOTATION} annotation (`vllm-preflight rules` "
-                             "lists them)") if code not in RULES else
-                   ("VP390", f"{code} cannot be ignored: vLLM would still refuse to start") if code in UNIGNORABLE
-                   else ("VP390", f"unused ignore: the {ANNOTATION} annotation names {code}, and this server has "
-                                  f"no {code} finding"))
+            if code not in RULES:
+                why = ("VP391", f"unknown rule {code!r} in the {ANNOTATION} annotation "
+                                + "(`vllm-preflight rules` lists them)")
+            elif code in UNIGNORABLE:
+                why = ("VP390", f"{code} cannot be ignored: vLLM would still refuse to start")
+            else:
+                why = ("VP390", f"unused ignore: the {ANNOTATION} annotation names {code}, "
+                                + f"and this server has no {code} finding")
             added.setdefault(id(r), (r, []))[1].append(Finding(why[0], why[1], loc))
     from vllm_preflight.findings import unique
 

@@ -185,8 +185,10 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
         name = path if len(sh.found) == 1 else f"{path}#{k + 1}"
         d = build(found, source=name, file=path, base_dir=base, fmt="preflight", assumptions=sh.assumptions,
                   vllm_version=version, version_source=version_source, version_location=version_loc)
-        role = {"role": str(data["role"]), "role_source": f"role: in {os.path.basename(path)}"} if data.get("role") else {}
-        out.append(replace(d, gpu=data.get("gpu"), model_facts=facts, **role))
+        d = replace(d, gpu=data.get("gpu"), model_facts=facts)
+        if data.get("role"):
+            d = replace(d, role=str(data["role"]), role_source=f"role: in {os.path.basename(path)}")
+        out.append(d)
     return out
 
 

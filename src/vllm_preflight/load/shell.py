@@ -534,8 +534,8 @@ class Shell(Expansion):
         loc = origin.location(cmd.escaped_break)
         start_loc = origin.location(cmd.start)
         line = loc.line if loc else "?"
-        words = " ".join(repr(w[1:] if w.startswith("\\") else w) for w in cmd.escaped_words)
-        what = ("a space follows this `\\`" if cmd.escaped_words == ("\\ ",) or cmd.escaped_words[0] in ("\\ ", "\\\t")
+        words = " ".join(repr(w.removeprefix("\\")) for w in cmd.escaped_words)
+        what = ("a space follows this `\\`" if cmd.escaped_words[0] in ("\\ ", "\\\t")
                 else "this `\\` is followed by a space and `#`")
         msg = (f"{what}, so it escapes the space instead of continuing the line: bash passes {words} to vLLM as "
                f"argument{'s' if len(cmd.escaped_words) > 1 else ''} (vLLM rejects "

@@ -197,8 +197,9 @@ def _pr_block(out: Out, res) -> None:
     pr = res.extra.get("pr29558")
     if not pr:
         return
-    out.line((f"What if: the PR #29558 design (--target pr29558, on vLLM {pr['vllm_version']}; not what this "
-              "deployment runs, and not counted in the exit code)", "head"))
+    what_if = (f"What if: the PR #29558 design (--target pr29558, on vLLM {pr['vllm_version']}; not what this "
+               "deployment runs, and not counted in the exit code)")
+    out.line((what_if, "head"))
     if pr.get("vllm_error"):
         out.line(f"  vLLM would refuse: {pr['vllm_error']['type']}")
         return
