@@ -485,7 +485,16 @@ def apply(report, config: Config | None = None) -> int:
                     continue
                 loc = Location(file, inline.line, inline.column)
                 added.setdefault(id(target), (target, []))[1].append(Finding(rule, message, loc))
-    for r, codes, loc, used in annotated:
+    # one annotation over several servers (a pod template's leader and workers): used if any used it, said once
+    used_at: dict = {}
+    for _r, _codes, loc, used in annotated:
+        used_at.setdefault(loc, set()).update(used)
+    said: set = set()
+    for r, codes, loc, _used in annotated:
+        if loc is not None and loc in said:
+            continue
+        said.add(loc)
+        used = used_at.get(loc, set())
         for code in codes:
             if code in RULES and code not in UNIGNORABLE and code in used:
                 continue

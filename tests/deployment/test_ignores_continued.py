@@ -98,3 +98,40 @@ def test_annotation_naming_no_rule_is_vp391(work):
     work("p.yaml", _pod(resource_ann='annotations: {"vllm-preflight.io/ignore": "VP302, VP999"}'))
     _code, doc = check("p.yaml")
     assert ("VP391", "warning", 5) in findings(doc) and "VP302" not in [g[0] for g in findings(doc)]
+
+
+LWS = """apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: ep
+  annotations:
+    vllm-preflight.io/ignore: VP302,VP303
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.22.1
+            args: ["deepseek-ai/DeepSeek-V3", "-dp", "16", "--data-parallel-size-local", "8",
+                   "--enable-expert-parallel", "--all2all-backend", "deepep_high_throughput"]
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.22.1
+            args: ["deepseek-ai/DeepSeek-V3", "-dp", "16", "--data-parallel-size-local", "8", "--headless",
+                   "--data-parallel-start-rank", "8",
+                   "--enable-expert-parallel", "--all2all-backend", "deepep_high_throughput"]
+"""
+
+
+def test_one_annotation_over_leader_and_workers_is_said_once(work):
+    work("lws.yaml", LWS)
+    _code, doc = check("lws.yaml")
+    names = [r["name"] for r in doc["results"]]
+    assert names == ["lws.yaml › LeaderWorkerSet/ep › leader › vllm", "lws.yaml › LeaderWorkerSet/ep › worker › vllm"]
+    every = [g for k in range(2) for g in findings(doc, k)]
+    assert not [g for g in every if g[0] == "VP302"] and doc["summary"]["ignored"] == 2
+    assert [g for g in every if g[0] == "VP390"] == [("VP390", "warning", 6)]
