@@ -111,7 +111,7 @@ def test_pools_over_different_connectors_fail_vp305(tmp_path):
 def test_nixl_tensor_parallel_sizes_that_do_not_divide_fail_vp305(tmp_path):
     # NixlConnector's handshake asserts that one pool's TP size divides the other's (tp_ratio)
     # (a model of 96 heads, so that vLLM itself takes TP 3 and TP 4)
-    path = _variant(tmp_path, "disaggregatedset-pd.yaml", ('"-tp", "1", "-dp", "8"', '"-tp", "3", "-dp", "8"'))
+    path = _variant(tmp_path, "disaggregatedset-pd.yaml", ('"-tp", "4", "-dp", "4"', '"-tp", "3", "-dp", "4"'))
     code, doc = check_json("--fail-on", "warning", "--assume", "model.num_attention_heads=96", path)
     assert code == 1
     msgs = [f["message"] for r in doc["results"] for f in r["findings"] if f["rule"] == "VP305"]
