@@ -108,9 +108,10 @@ def server_name(deployment, role: Role | None = None) -> str:
     parts = [file]
     if place:
         parts.append(place)
-    elif "#" in (getattr(deployment, "source", "") or ""):  # one script's several servers: by line
+    else:  # one file's several servers (their source is not the file alone): by the line of the command
         loc = getattr(deployment, "location", None)
-        if loc is not None and loc.line:
+        source = getattr(deployment, "source", "") or ""
+        if loc is not None and loc.line and source not in (file, loc.file):
             parts.append(f"line {loc.line}")
     text = SEP.join(parts)
     return text + (f" ({role.role})" if role.role else "")

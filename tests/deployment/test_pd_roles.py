@@ -245,3 +245,21 @@ def test_prefill_pool_text_never_points_it_to_decode_kernels(monkeypatch):
     # only vLLM's own log line (quoted in "Why") names the low-latency kernels
     assert [line for line in block.splitlines() if "deepep_low_latency" in line and "DeepEP: Disabling" not in line] \
         == []
+
+
+def test_role_in_name_reads_words_not_substrings():
+    from vllm_preflight.identity import role_in_name
+
+    assert role_in_name("wide-ep-prefill") == "prefill" and role_in_name("vllm_decode") == "decode"
+    assert role_in_name("DecodePool".replace("Pool", "-pool")) == "decode"
+    assert role_in_name("prefilled") is None and role_in_name("decoder") is None
+    assert role_in_name("prefill-decode") is None  # says both: says nothing
+    assert role_in_name("vllm") is None
+
+
+def test_several_servers_of_one_script_are_named_by_line(work):
+    work("two.sh", "vllm serve Qwen/Qwen3-0.6B --port 8000 &\n"
+                   "vllm serve Qwen/Qwen3-0.6B --port 8001 --kv-transfer-config "
+                   "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_consumer\"}'\n")
+    _code, doc = check_json("two.sh")
+    assert [r["name"] for r in doc["results"]] == ["two.sh › line 1", "two.sh › line 2 (decode)"]
