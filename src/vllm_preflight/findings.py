@@ -34,8 +34,8 @@ class Rule:
 RULES: dict[str, Rule] = {r.code: r for r in (
     # --- how the input is written (loaders) ---
     Rule("VP101", "comment-after-continuation", "warning",
-         "A comment right after a `\\` continuation ends the command there; the lines after it "
-         "are not passed to vLLM."),
+         "A comment right after a `\\` continuation, or a `\\` followed by a space, ends the command "
+         "there; the lines after it are not passed to vLLM."),
     Rule("VP102", "unresolved-variable", "info",
          "A shell or Kubernetes variable has no value here; the tool resolved under a stated value."),
     Rule("VP103", "outcome-depends-on-variable", "warning",
