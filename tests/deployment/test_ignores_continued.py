@@ -135,3 +135,33 @@ def test_one_annotation_over_leader_and_workers_is_said_once(work):
     every = [g for k in range(2) for g in findings(doc, k)]
     assert not [g for g in every if g[0] == "VP302"] and doc["summary"]["ignored"] == 2
     assert [g for g in every if g[0] == "VP390"] == [("VP390", "warning", 6)]
+
+
+def test_what_vp101_says_is_what_bash_does(tmp_path):
+    """Real bash on the same script: the words VP101 names are the extra arguments bash passes, the
+    rest is what the tool checks, and the next line runs as a command of its own."""
+    import shutil
+    import subprocess
+
+    bash = shutil.which("bash")
+    if bash is None:  # the tool's own reading is tested above; this compares it with bash
+        import pytest
+
+        pytest.skip("needs bash")
+    stub = tmp_path / "bin" / "vllm"
+    stub.parent.mkdir()
+    stub.write_text("#!/bin/sh\nprintf '%s\\0' \"$@\" >> \"$LOG\"\nprintf '\\1\\0' >> \"$LOG\"\n")
+    stub.chmod(0o755)
+    script = ("vllm serve Qwen/Qwen3-0.6B \\\n  --max-model-len 4096 \\ # vllm-preflight: ignore[VP302]\n"
+              "  --port 8001\n")
+    (tmp_path / "s.sh").write_text(script)
+    log = tmp_path / "log"
+    env = {"PATH": f"{stub.parent}:/usr/bin:/bin", "LOG": str(log)}
+    subprocess.run([bash, str(tmp_path / "s.sh")], env=env, capture_output=True, timeout=30, check=False)
+    runs = [r.split("\0")[:-1] for r in log.read_text().split("\1\0") if r]
+    assert runs == [["serve", "Qwen/Qwen3-0.6B", "--max-model-len", "4096", " #", "vllm-preflight:", "ignore[VP302]"]]
+    r = run_check("--format", "json", "--offline", str(tmp_path / "s.sh"))
+    res = json.loads(r.out)["results"][0]
+    msg = next(f["message"] for f in res["findings"] if f["rule"] == "VP101")
+    assert "bash passes ' #' 'vllm-preflight:' 'ignore[VP302]' to vLLM" in msg and "really ends at line 2" in msg
+    assert "`--port 8001` (line 3) runs as a separate command" in msg
