@@ -263,3 +263,14 @@ def test_several_servers_of_one_script_are_named_by_line(work):
                    "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_consumer\"}'\n")
     _code, doc = check_json("two.sh")
     assert [r["name"] for r in doc["results"]] == ["two.sh › line 1", "two.sh › line 2 (decode)"]
+
+
+def test_kserve_pd_names_and_roles(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    _code, doc = check_json("examples/kserve-pd.yaml")
+    base = "examples/kserve-pd.yaml › LLMInferenceService/deepseek-v3-pd › "
+    assert [(r["name"], r["role"]["source"]) for r in doc["results"]] == [
+        (base + "leader › main (decode)", "KServe: the main workload of a service with spec.prefill"),
+        (base + "worker › main (decode)", "KServe: the main workload of a service with spec.prefill"),
+        (base + "prefill › leader › main (prefill)", "spec.prefill"),
+        (base + "prefill › worker › main (prefill)", "spec.prefill")]

@@ -470,10 +470,13 @@ def named(found: list[LoadedDeployment], data: dict, doc: YamlDoc | None = None,
         where, _, branch = d.source.rsplit(":", 1)[-1].partition("#")
         parts = where.split(".")
         words = []
-        for p in parts[:-1]:
+        for k, p in enumerate(parts[:-1]):
             if p.isdigit():
                 continue
             w = _PLACE_WORDS.get(p, p)
+            if p == "template" and data.get("kind") == "LLMInferenceService" and \
+                    isinstance(_along(data, tuple(parts[:k]))[0].get("worker"), dict):
+                w = "leader"  # KServe: a role with workers runs its template as the leader pod
             if w in ("leader", "worker") and data.get("kind") == "LeaderWorkerSet" and not both_templates:
                 continue  # the worker template alone serves the leader too: one place
             if w:
