@@ -274,3 +274,12 @@ def test_kserve_pd_names_and_roles(monkeypatch):
         (base + "worker › main (decode)", "KServe: the main workload of a service with spec.prefill"),
         (base + "prefill › leader › main (prefill)", "spec.prefill"),
         (base + "prefill › worker › main (prefill)", "spec.prefill")]
+
+
+def test_llm_d_modelservice_sections_are_roles(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, doc = check_json("--fail-on", "warning", "tests/deployment/data/llm-d-modelservice-pd.yaml")
+    assert code == 0
+    assert [(r["role"]["role"], r["role"]["source"]) for r in doc["results"]] == [("decode", "spec.decode"),
+                                                                               ("prefill", "spec.prefill")]
+    assert rules(by_role(doc)["prefill"][0]) == {"VP302": "info"}

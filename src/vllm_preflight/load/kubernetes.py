@@ -419,8 +419,10 @@ def role_hints(data: dict, path: tuple, container: str, resource: str) -> tuple:
             name = entry.get("name") if isinstance(entry, dict) else None
             if isinstance(name, str) and role_in_name(name):
                 hints.append((role_in_name(name) or "", f"role {name}"))
-    if "prefill" in path:
-        hints.append(("prefill", "spec.prefill"))
+    for i, p in enumerate(path):  # a section of its own: KServe `spec.prefill`, llm-d ModelService `spec.decode`
+        if p in ("prefill", "decode"):
+            hints.append((p, ".".join(str(x) for x in path[:i + 1])))
+            break
     name_role = role_in_name(resource)
     if name_role:
         hints.append((name_role, f"the name {resource}"))
