@@ -1,4 +1,5 @@
-"""`--format concise`: one line per finding, `path:line:col: severity RULE message`.
+"""`--format concise`: one line per finding, `path:line:col: severity RULE message`, the message
+ending with ` [SERVER]` (identity.server_name) where the server's name says more than its file.
 
 Never wrapped and free of control characters, so editors and CI problem matchers can read it
 (`^(.+):(\\d+):(\\d+): (error|warning|info) (VP\\d+) (.*)$`). The last line counts them.
