@@ -192,9 +192,11 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
 
     depend_findings += _model_files_findings(result)  # VP130: the model's files could not be read
     result.extra["location"] = d.location.to_json() if d.location else None
-    name_of_server = getattr(d, "name", None)  # a LoadedDeployment's reader's name
-    if name_of_server:
-        result.extra["name"] = name_of_server
+    from vllm_preflight.identity import role_of, server_name
+
+    role = role_of(d)
+    result.extra["name"] = server_name(d, role)  # the one name every format and command shows
+    result.extra["role"] = role.to_json()
     result.extra["depends_on"] = depends_on
     written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
     hazards = hazard_findings(result, written, run)
@@ -230,7 +232,8 @@ def _pr_design_fresh(d: Deployment, **how) -> dict:
     cc = (other.resolved or {}).get("compilation_config") or {}
     return {"vllm_version": other.vllm_version, "cudagraph_mode": cc.get("cudagraph_mode"),
             "splitting_ops": cc.get("splitting_ops"), "vllm_error": other.vllm_error.to_json() if other.vllm_error else None,
-            "findings": [f for f in other.extra["findings"] if f["rule"].startswith("VP3")],
+            # what the design would find: what-ifs, never this deployment's findings (no exit code counts them)
+            "findings": [dict(f, what_if=True) for f in other.extra["findings"] if f["rule"].startswith("VP3")],
             "summary": other.extra["summary"]}
 
 
@@ -267,14 +270,16 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
                  env: Sequence[tuple[str, str]] = (), assume: Sequence[tuple[str, str]] = (),
                  input_format: str | None = None, require_servers: bool = True,
                  allow_paths: Sequence[str] = (), max_servers: int | None = None,
-                 offline: bool | None = None) -> Report:
+                 offline: bool | None = None, role: str | None = None) -> Report:
     """`gpu` None means: the deployment file's GPU, else H200. `offline` True reads model files
     from local folders and the Hugging Face cache only (None: unless HF_HUB_OFFLINE=1, small model
     files of hub models are fetched from the Hub). A bad argument is a TypeError
     (wrong type) or UsageProblem (unusable value) before anything is read; a bug met on one
     input is that input's `errors` entry (`internal`), and every other input is still checked.
     `allow_paths`: folders whose files an input may name besides its own tree (load.confine);
-    `max_servers`: servers one file may hold (default load.limits.MAX_SERVERS_PER_FILE)."""
+    `max_servers`: servers one file may hold (default load.limits.MAX_SERVERS_PER_FILE);
+    `role`: every server's role in a prefill/decode split (prefill, decode, both), over what the
+    deployment says (identity.role_of)."""
     from vllm_preflight.arguments import check_arguments, check_limits
     from vllm_preflight.gpus import get_gpu
 
@@ -296,6 +301,14 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
                                       require_servers=require_servers, allow_paths=list(allow_paths),
                                       max_servers=max_servers)
     report = Report(errors=errors, skipped=skipped)
+    if role is not None:
+        from dataclasses import replace
+
+        from vllm_preflight.identity import ROLES
+
+        if role not in ROLES:
+            raise UsageProblem(f"--role takes one of {', '.join(ROLES)}, not {role!r}")
+        deployments = [replace(d, role=role, role_source="--role") for d in deployments]
     from vllm_preflight import model_files
 
     model_files.start(deployments, offline)  # `offline` None: HF_HUB_OFFLINE decides; hub models fetched at once

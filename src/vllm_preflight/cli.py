@@ -125,13 +125,16 @@ class _CommandAfterDashes(click.Command):
 @click.option("--allow-path", "allow_paths", multiple=True, metavar="DIR",
               help="A folder whose files an input may name (`--config`, `source`, `from:`) besides its own "
                    "folder tree; repeatable (also `allow-path` in the project config).")
+@click.option("--role", "role", default=None, type=click.Choice(["prefill", "decode", "both"]),
+              help="Every server's role in a prefill/decode split, over what the deployment says (labels, "
+                   "names, kv_role): graphs off is information on a prefill-only server.")
 @click.option("--skip-non-deployments", is_flag=True,
               help="A named FILE or folder holding no vLLM server is skipped, not an error, and finding "
                    "none at all exits 0 (the pre-commit hook passes every YAML and shell file).")
 # no click path checks: an unreadable input is that input's error, after the others are checked
 @click.argument("inputs", nargs=-1, type=click.Path(readable=False))
 def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fail_on, offline, verbose,
-          allow_paths, skip_non_deployments, inputs) -> None:
+          allow_paths, skip_non_deployments, inputs, role=None) -> None:
     """Resolve deployments: FILEs and folders (shell scripts, Markdown guides, vLLM --config YAML,
     Kubernetes manifests, Compose files, *.preflight.yaml; every vLLM server in them), or
     `-- vllm serve MODEL ...`."""
@@ -152,7 +155,8 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
                               target=target, gpu=gpu, env=_pairs(env, "--env"),
                               assume=_pairs(assume, "--assume"), input_format=input_format,
                               require_servers=require, allow_paths=[*allow_paths, *config.allow_paths],
-                              max_servers=config.max_servers, offline=True if offline else None)
+                              max_servers=config.max_servers, offline=True if offline else None,
+                              role=role)
     except UsageProblem as e:
         raise usage_error(e) from None
     for err in report.errors:

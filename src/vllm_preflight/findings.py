@@ -34,8 +34,8 @@ class Rule:
 RULES: dict[str, Rule] = {r.code: r for r in (
     # --- how the input is written (loaders) ---
     Rule("VP101", "comment-after-continuation", "warning",
-         "A comment right after a `\\` continuation ends the command there; the lines after it "
-         "are not passed to vLLM."),
+         "A comment right after a `\\` continuation, or a `\\` followed by a space, ends the command "
+         "there; the lines after it are not passed to vLLM."),
     Rule("VP102", "unresolved-variable", "info",
          "A shell or Kubernetes variable has no value here; the tool resolved under a stated value."),
     Rule("VP103", "outcome-depends-on-variable", "warning",
@@ -140,12 +140,17 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          triggers=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_high_throughput -dp 8 --enable-expert-parallel", ("--target", "pr29558")),
          passes=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_high_throughput -dp 8 --enable-expert-parallel -cc.cudagraph_mode=PIECEWISE", ("--target", "pr29558"))),
     Rule("VP302", "cudagraphs-off-deepep-ht", "warning",
-         "vLLM turns CUDA graphs off for DeepEP high-throughput all2all with data parallel > 1.",
+         "vLLM turns CUDA graphs off for DeepEP high-throughput all2all with data parallel > 1 (information "
+         "only on a prefill pool).",
          why="Every release 0.11.0-0.33.0 sets cudagraph_mode to NONE here and says so in one INFO line "
-             "after the weights load: decode runs eagerly, often several times slower.",
+             "after the weights load: decode runs eagerly, often several times slower. On a prefill-only "
+             "server (a prefill pool of a prefill/decode split) that is the intended setup, and the finding "
+             "is information: the server's role comes from `--role`, a deployment file's `role:`, a label "
+             "such as `llm-d.ai/role: prefill`, the resource's, role's or container's name, or "
+             "`--kv-transfer-config` kv_role kv_producer.",
          fix="For a decode pool, `--all2all-backend deepep_low_latency`; keep high-throughput for prefill "
-             "pools, where graphs matter less. The PR #29558 design (`--target pr29558`) shows what "
-             "splitting the MoE ops out would give.",
+             "pools, where graphs matter less (say the role, and the finding becomes information). The PR "
+             "#29558 design (`--target pr29558`) shows what splitting the MoE ops out would give.",
          source="vllm/platforms/cuda.py `check_and_update_config` (0.11-0.12), vllm/config/vllm.py (0.13.0+): "
                 "'DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are optimized for prefill'.",
          triggers=Example("vllm serve deepseek-ai/DeepSeek-V3 --all2all-backend deepep_high_throughput -dp 8 --enable-expert-parallel"),
@@ -173,9 +178,17 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          why="The data-parallel ranks of one engine (a LeaderWorkerSet's leader and workers, the nodes of a "
              "multi-node launch) build their MoE all2all, expert placement and CUDA graphs from their own "
              "flags: differing all2all backends, DP sizes, expert parallel or compilation settings hang or "
-             "crash the collective; a prefill/decode pair must use the same KV-transfer connector and model.",
-         fix="Make the named settings identical on every server of the group.",
-         source="vllm/distributed/parallel_state.py (one DP group per engine); vllm/config/kv_transfer.py.",
+             "crash the collective. The prefill and decode pools of one deployment (read from labels such as "
+             "`llm-d.ai/role`, resource, role and container names, kv_role, `--role`) must serve the same "
+             "model over the same KV-transfer connector, each pool must carry the connector, a pool's kv_role "
+             "must not contradict its role (kv_consumer on prefill, kv_producer on decode), and with "
+             "NixlConnector the larger tensor-parallel size must be a multiple of the smaller. Their all2all "
+             "backends, DP sizes and CUDA-graph modes may differ (that is the point of the split).",
+         fix="Make the named settings identical on every server of the group; give P/D pools the same model "
+             "and connector, and tensor-parallel sizes that divide each other.",
+         source="vllm/distributed/parallel_state.py (one DP group per engine); vllm/config/kv_transfer.py; "
+                "vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py (handshake: `tp_ratio` "
+                "asserts that one TP size divides the other).",
          triggers=Example("vllm serve deepseek-ai/DeepSeek-V3 -dp 16 --data-parallel-size-local 8 "
                           "--data-parallel-address 10.0.0.1 --enable-expert-parallel --all2all-backend "
                           "deepep_low_latency\nvllm serve deepseek-ai/DeepSeek-V3 -dp 16 --data-parallel-size-local 8 "
@@ -350,6 +363,14 @@ class Finding:
                     where += f":{self.location.column}"
             where += ": "
         return f"{where}{self.severity} {self.rule} {self.message}"
+
+
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+def at_least(severity: str, floor: str) -> bool:
+    """Whether a finding of `severity` is at or above `floor` (error > warning > info)."""
+    return SEVERITY_RANK.get(severity, 2) >= SEVERITY_RANK.get(floor, 2)
 
 
 REPEATS_SHOWN = 3  # the same finding at more places than this is one finding with a count

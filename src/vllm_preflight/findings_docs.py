@@ -22,9 +22,15 @@ _ENV_VALUE = "      env:\n        - name: VLLM_ALL2ALL_BACKEND\n          value:
 DOCS: dict[str, dict] = {
     "VP101": {
         "why": "A `#` line inside a `\\`-continued command ends the command: bash runs the flags after it as a "
-            "separate command (which fails), so vLLM starts without them.",
-        "fix": "Delete the commented line, or move it below the command.",
-        "source": "bash(1): a comment ends the logical line, so the continuation stops there.",
+            "separate command (which fails), so vLLM starts without them. A `\\` followed by a space (`\\ # "
+            "note`, or a space typed after the `\\`) escapes that space instead of the line end: bash passes "
+            "the space (and the words glued to it, `#` included) to vLLM, which refuses them as unrecognized "
+            "arguments, and the command ends on that line; that case is an error, and the finding names the "
+            "line where the command really ends.",
+        "fix": "Delete the commented line, or move it below the command; put each `\\` last on its line, and a "
+               "comment (an ignore too) on a line of its own above the command.",
+        "source": "bash(1): a comment ends the logical line, so the continuation stops there; a backslash "
+                  "quotes the next character, a space included.",
         "triggers": Example("vllm serve Qwen/Qwen3-0.6B \\\n  -tp 2 \\\n  # --enforce-eager \\\n  --port 8000"),
         "passes": Example("vllm serve Qwen/Qwen3-0.6B \\\n  -tp 2 \\\n  --port 8000\n# --enforce-eager")},
     "VP102": {

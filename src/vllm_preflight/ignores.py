@@ -7,6 +7,10 @@ of comment lines it stands in. A finding is silenced by an ignore on its own lin
 line of its server command, so one comment above `vllm serve` covers every finding of that
 server (a comment cannot end a line that a `\\` continues).
 
+Kubernetes: the annotation `vllm-preflight.io/ignore: VP302,VP305` on a resource's metadata, or on
+its pod template's, silences those rules for the servers of that resource (or pod template); a code
+it names that silences nothing there is VP390, an unknown one VP391, at the annotation's line.
+
 Project: the nearest `.vllm-preflight.yaml` (or `.yml`), or `pyproject.toml` holding a
 `[tool.vllm-preflight]` table, found from the current folder upward (in one folder the YAML
 file wins):
@@ -36,7 +40,10 @@ UNIGNORABLE = frozenset({"VP300"})
 REPEATS_SHOWN = 3  # as findings.REPEATS_SHOWN: more unknown codes than this in one ignore are one finding
 CONFIG_KEYS = ("ignore", "per-file-ignores", "matrix-max-cells", "allow-path", "max-servers-per-file")
 _MARK = "vllm-preflight:"
-_INLINE = re.compile(r"(?:^|\s)#\s*vllm-preflight:\s*ignore\b")
+ANNOTATION = "vllm-preflight.io/ignore"  # on a Kubernetes resource or its pod template (load.kubernetes)
+# a `#` after a `\`-escaped space (`\ # vllm-preflight: ...`) starts no comment: bash passes it to
+# vLLM as an argument (VP101), so it is no ignore either
+_INLINE = re.compile(r"(?:^|(?<!\\)\s)#\s*vllm-preflight:\s*ignore\b")
 _CODE_LIKE = re.compile(r"[A-Za-z]+\d")  # `ignore VP301`: codes without their brackets
 
 
@@ -418,8 +425,13 @@ def apply(report, config: Config | None = None) -> int:
         return files[file]
 
     silenced = 0
+    annotated: list[tuple] = []  # (result, codes, location, used) of `vllm-preflight.io/ignore` annotations
     for r in report.results:
         server_file, server_line = _where(r.extra.get("location"))
+        codes = tuple(getattr(r.deployment, "ignore_codes", ()) or ())
+        used_here: set = set()
+        if codes:
+            annotated.append((r, codes, getattr(r.deployment, "ignore_location", None), used_here))
         if server_file:
             touching.setdefault(server_file, {})[id(r)] = r
         kept = []
@@ -433,6 +445,10 @@ def apply(report, config: Config | None = None) -> int:
                 kept.append(f)
                 continue
             if config.silences(file, rule):
+                silenced += 1
+                continue
+            if rule in codes:  # the resource's (or its pod template's) ignore annotation
+                used_here.add(rule)
                 silenced += 1
                 continue
             hits = []
@@ -469,6 +485,30 @@ def apply(report, config: Config | None = None) -> int:
                     continue
                 loc = Location(file, inline.line, inline.column)
                 added.setdefault(id(target), (target, []))[1].append(Finding(rule, message, loc))
+    # one annotation over several servers (a pod template's leader and workers): used if any used it, said once
+    used_at: dict = {}
+    for _r, _codes, loc, used in annotated:
+        used_at.setdefault(loc, set()).update(used)
+    said: set = set()
+    for r, codes, loc, _used in annotated:
+        if loc is not None and loc in said:
+            continue
+        said.add(loc)
+        used = used_at.get(loc, set())
+        for code in codes:
+            if code in RULES and code not in UNIGNORABLE and code in used:
+                continue
+            if loc is not None and config.silences(loc.file, "VP390" if code in RULES else "VP391"):
+                continue
+            if code not in RULES:
+                why = ("VP391", f"unknown rule {code!r} in the {ANNOTATION} annotation "
+                                + "(`vllm-preflight rules` lists them)")
+            elif code in UNIGNORABLE:
+                why = ("VP390", f"{code} cannot be ignored: vLLM would still refuse to start")
+            else:
+                why = ("VP390", f"unused ignore: the {ANNOTATION} annotation names {code}, "
+                                + f"and this server has no {code} finding")
+            added.setdefault(id(r), (r, []))[1].append(Finding(why[0], why[1], loc))
     from vllm_preflight.findings import unique
 
     for target, found in added.values():  # the same finding at many ignores is one, with a count

@@ -52,6 +52,12 @@ class Deployment:
     # optional packages the launch shows on the node, (("ray", True),) for a Ray-based launch;
     # the resolver takes them over its per-release assumption (resolve: State.node)
     node_facts: tuple[tuple[str, bool], ...] = ()
+    # the server's role in a prefill/decode split (identity.role_of reads it): `role` as the user
+    # stated it (`--role`, a deployment file's `role:`), `role_source` saying where; `role_hints`
+    # what the deployment's structure says, strongest first: ((role, why), ...)
+    role: str | None = None
+    role_source: str = ""
+    role_hints: tuple[tuple[str, str], ...] = ()
 
     @property
     def env_map(self) -> dict[str, str]:

@@ -202,7 +202,9 @@ def summarize(result) -> Summary:
         written_cg = row["written"]["value"]
     elif row is not None and row["default_from"] and row["changes"]:
         written_cg, origin = row["changes"][0]["before"], f"the {row['default_from']} was"
-    hazards = [f for f in findings if str(f.get("rule", "")).startswith("VP3") and f.get("rule") != "VP300"]
+    # information (VP302 on a prefill pool) is no hazard
+    hazards = [f for f in findings if str(f.get("rule", "")).startswith("VP3") and f.get("rule") != "VP300"
+               and f.get("severity") != "info"]
     runtime = ((result.resolved or {}).get("runtime") or {}).get("cudagraph_mode")
     return Summary(
         runtime_cudagraph_mode=runtime if runtime not in (None, cg) else None,

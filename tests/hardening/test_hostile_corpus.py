@@ -274,7 +274,7 @@ def test_yaml_merge_keys_load_with_their_lines(tmp_path):
     p.write_text(MERGED)
     code, doc, err = check(str(p))
     assert code == 1, err  # loaded: vLLM refuses the unknown flag, at the line the anchor wrote it
-    assert [r["name"] for r in doc["results"]] == ["Pod p, container vllm", "Pod p, container vllm2"]
+    assert [r["name"] for r in doc["results"]] == [f"{p} › Pod/p › vllm", f"{p} › Pod/p › vllm2"]
     for r in doc["results"]:
         [f] = [f for f in r["findings"] if f["rule"] == "VP201"]
         assert (f["location"]["line"], f["location"]["column"]) == (6, 29)

@@ -223,7 +223,7 @@ def test_one_templated_document_does_not_sink_the_others(tmp_path):
     assert d.argv == ("python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "{{ .Values.model }}",
                       "--tensor-parallel-size", "{{ .Values.tp }}", "--max-num-seqs", "128",
                       "--max-model-len", "${MAX_LEN}")
-    assert d.name == "Deployment {{ .Release.Name }}-vllm, container vllm"
+    assert d.name == "Deployment/{{ .Release.Name }}-vllm › vllm"
     facts = {a.fact: a for a in d.assumptions}
     assert facts[".Values.maxSeqs"].value == "128" and "default" in facts[".Values.maxSeqs"].source
     assert "vLLM image" in facts["image"].source
@@ -302,7 +302,7 @@ def test_compose_services_run_their_entrypoint_and_command(tmp_path):
     vllm = by["services.vllm"]
     assert vllm.argv == ("python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-8B",
                          "--tensor-parallel-size", "${TP}", "--served-model-name", "qwen 3")
-    assert vllm.vllm_version == "0.22.0" and vllm.name == "Compose service vllm"
+    assert vllm.vllm_version == "0.22.0" and vllm.name == "service vllm"
     assert dict(vllm.env) == {"HF_TOKEN": "$HF_TOKEN", "VLLM_LOGGING_LEVEL": "DEBUG"}
     assert {a.fact for a in vllm.assumptions} >= {"VLLM_TAG", "MODEL", "entrypoint"}
     assert any(f.rule == "VP112" and "env_file" in f.message for f in vllm.findings)
@@ -455,8 +455,9 @@ def test_ray_fleets_and_storm_services_are_read_and_ray_serve_is_said_not_read(t
     found, errors = load_paths([str(yaml_file(tmp_path, FLEET))], skipped=skipped)
     assert not errors
     by = {d.name: d for d in found}
-    assert sorted(by) == ["RayClusterFleet r1, Ray head pod, container ray-head", "RayJob job, container entrypoint",
-                          "StormService pd, prefill, container prefill"]
+    assert sorted(by) == ["RayClusterFleet/r1 › Ray head › ray-head", "RayJob/job › entrypoint",
+                          "StormService/pd › prefill › prefill"]
+    assert by["StormService/pd › prefill › prefill"].role_hints[0] == ("prefill", "role prefill")
     head = next(d for d in found if "ray-head" in d.source)
     assert head.argv == ("vllm", "serve", "m", "-tp", "8", "-pp", "2", "--distributed-executor-backend", "ray")
     assert ("ray", True) in head.node_facts and any(a.fact == "node.ray" for a in head.assumptions)

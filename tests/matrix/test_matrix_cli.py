@@ -51,7 +51,7 @@ def test_vs_names_what_the_pr_design_changes(in_root):
     assert "0.12.0 → pr29558: 1 of 1 cell change" in out
     assert "pr29558 keeps graphs in 1 cell where 0.12.0 turns them off, and puts a FULL graph around the HT " \
            "dispatch in 1 of them (VP301)" in out
-    assert "compilation_config.cudagraph_mode: NONE → FULL_AND_PIECEWISE" in out
+    assert "  cudagraph_mode          changed: NONE → FULL_AND_PIECEWISE" in out
     assert "deepep_ht.disable_cudagraphs" in out and "pr29558.split_moe_ops" in out
 
 

@@ -218,6 +218,6 @@ def test_every_machine_format_on_the_bundled_examples(monkeypatch):
     assert lines and all(CONCISE_LINE.match(line) for line in lines)
     github = run_check("--format", "github", "examples").out.splitlines()
     assert len(github) == len(lines)
-    assert all(re.match(r"^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,title=VP\d{3}::", g) for g in github)
+    assert all(re.match(r"^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,title=VP\d{3}(?: · [^:]+)?::", g) for g in github)
     suite = ET.fromstring(run_check("--format", "junit", "examples").out).find("testsuite")
     assert int(suite.get("tests")) == len(json.loads(run_check("--format", "json", "examples").out)["results"])

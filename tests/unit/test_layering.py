@@ -27,10 +27,11 @@ ALLOWED: dict[str, set[str]] = {
     "differences": set(),
     "releases": set(),  # what releases ARE (tables, recorded facts); never the resolver
     "rule_example": set(),
+    "identity": set(),  # who a server is: its prefill/decode role and its one human name
     "findings": {"model", "findings_docs", "rule_example"},  # the rule catalogue; findings_docs folds its texts in
     "findings_docs": {"rule_example"},
     # -- inputs: formats and files (load validates a deployment file against the schema)
-    "load": {"model", "errors", "findings", "releases", "schema", "differences"},
+    "load": {"identity", "model", "errors", "findings", "releases", "schema", "differences"},
     "model_files": {"errors", "load"},  # where a model's small files are: local folder, HF cache, Hub
     "modelfacts": {"model", "errors", "load", "model_files"},  # a model's config.json, read through load.source
     "written": {"model", "schema"},
@@ -39,7 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "resolve": {"model", "gpus", "modelfacts", "model_files", "releases"},
     # -- over resolutions: the capture plan (shared by check and verify), hazards, dependences
     "capture": {"releases"},
-    "hazards": {"model", "findings", "releases", "written", "capture"},
+    "hazards": {"identity", "model", "findings", "releases", "written", "capture"},
     "model_kind": {"model", "findings", "modelfacts", "differences"},
     "schema": {"model", "errors", "findings", "gpus", "modelfacts", "releases", "resolve", "api"},  # api: its CLI command
     # -- output and orchestration
@@ -47,15 +48,15 @@ ALLOWED: dict[str, set[str]] = {
     # what of an input-named file a finding may quote (issue 25): vLLM's vocabulary, else the place
     "private_text": {"model", "load", "modelfacts", "schema"},
     "rule_docs": {"findings"},
-    "ignores": {"model", "errors", "findings", "load"},
+    "ignores": {"identity", "model", "errors", "findings", "load"},
     "arguments": {"errors", "load"},
-    "api": {"model", "errors", "gpus", "findings", "hazards", "load", "model_kind", "plan", "releases", "resolve",
+    "api": {"identity", "model", "errors", "gpus", "findings", "hazards", "load", "model_kind", "plan", "releases", "resolve",
             "schema", "written", "arguments", "model_files", "modelfacts", "private_text"},
-    "report": {"__init__", "model", "findings", "outcome", "resolve", "safe_text"},
+    "report": {"identity", "__init__", "model", "findings", "outcome", "resolve", "safe_text"},
     "cli": {"__init__", "api", "errors", "gpus", "ignores", "interrupts", "model_files", "outcome", "report",
             "safe_text"},
     "__main__": {"cli"},
-    "matrix": {"__init__", "api", "cli", "differences", "errors", "findings", "gpus", "interrupts", "load", "model",
+    "matrix": {"identity", "__init__", "api", "cli", "differences", "errors", "findings", "gpus", "interrupts", "load", "model", "modelfacts",
                "model_files", "releases", "resolve", "safe_text", "schema", "verify"},
     # -- on top: the only room that imports torch
     "verify": {"__init__", "api", "capture", "cli", "errors", "gpus", "releases", "safe_text"},

@@ -74,17 +74,31 @@ class Context:
         dep = self.result.deployment
         return getattr(dep, "location", None)
 
-    def finding(self, code: str, message: str, setting: str | None = None) -> Finding:
-        return Finding(code, message, self.location(setting))
+    @property
+    def role(self):
+        """The server's role in a prefill/decode split (identity.role_of: --role, labels, names, kv_role)."""
+        from vllm_preflight.identity import role_of
+
+        return role_of(self.result.deployment)
+
+    def finding(self, code: str, message: str, setting: str | None = None, severity: str = "") -> Finding:
+        return Finding(code, message, self.location(setting), severity)
 
     # ------------------------------------------------------------ fixes
-    def checked_fix(self, code: str, candidates: list[Fix], keep_graphs: bool = True) -> str:
-        """' Fix (resolved on vLLM V: ...): LABEL.' for the first candidate that, resolved the
-        same way, starts, has no `code` finding and (with keep_graphs) captures CUDA graphs; ''
-        when none is clean or the tool cannot resolve here."""
+    def checked_fix(self, code: str, candidates: list[Fix], keep_graphs: bool = True, severity: str = "") -> str:
+        """' Fix (resolved on vLLM V: ...): LABEL.' for the first candidate that, resolved the same
+        way, starts, has no `code` finding, (with keep_graphs) captures CUDA graphs, and has no
+        finding at or above the original's severity (`severity`, else the rule's): a fix is clean
+        only if it is clean of everything. When every such candidate trades the finding for
+        another at that severity, the first is named with what it trades. '' when none starts
+        without `code`, or the tool cannot resolve here."""
+        from vllm_preflight.findings import RULES, at_least
+
         dep = self.result.deployment
         if self.rerun is None or dep is None:
             return ""
+        severity = severity or RULES[code].severity
+        traded = None
         for fix in candidates:
             env = dict(dep.env)
             for k, v in fix.env:
@@ -96,13 +110,21 @@ class Context:
             other = self.rerun(changed)
             if other.vllm_error is not None:
                 continue
-            fired = {f.rule for f in self.findings_of(other)} if self.findings_of else set()
+            found = list(self.findings_of(other)) if self.findings_of else []
             mode = other.resolved["compilation_config"]["cudagraph_mode"]
-            if code in fired or (keep_graphs and not captures_graphs(other)):
+            if any(f.rule == code for f in found) or (keep_graphs and not captures_graphs(other)):
                 continue
-            return (f" Fix (resolved on vLLM {other.vllm_version}: cudagraph_mode {mode}, no {code}): "
-                    f"{fix.label}.")
-        return ""
+            worse = list(dict.fromkeys(f"{f.rule} ({f.severity})" for f in found if at_least(f.severity, severity)))
+            if not worse:
+                return (f" Fix (resolved on vLLM {other.vllm_version}: cudagraph_mode {mode}, no {code} and no other "
+                        f"finding at {severity} or above): {fix.label}.")
+            if traded is None:
+                traded = (fix, other, mode, worse)
+        if traded is None:
+            return ""
+        fix, other, mode, worse = traded
+        return (f" No clean fix found: {fix.label} (resolved on vLLM {other.vllm_version}: cudagraph_mode {mode}) "
+                f"trades {code} for {', '.join(worse)}.")
 
 
 def captures_graphs(result) -> bool:

@@ -44,9 +44,10 @@ def ht_dispatch_in_graph(ctx: Context):
     if not problems:
         return
     fixes = [Fix("add `-cc.cudagraph_mode=PIECEWISE` (the MoE ops run eagerly between captured pieces)",
-                 ("-cc.cudagraph_mode=PIECEWISE",)),
-             Fix("use `--all2all-backend deepep_low_latency` for decode (its kernels are CUDA-graph safe)",
-                 ("--all2all-backend", "deepep_low_latency"), (("VLLM_ALL2ALL_BACKEND", None),))]
+                 ("-cc.cudagraph_mode=PIECEWISE",))]
+    if not ctx.role.prefill_only:  # a prefill pool keeps its high-throughput kernels
+        fixes.append(Fix("use `--all2all-backend deepep_low_latency` for decode (its kernels are CUDA-graph safe)",
+                         ("--all2all-backend", "deepep_low_latency"), (("VLLM_ALL2ALL_BACKEND", None),)))
     yield ctx.finding("VP301", "; ".join(problems) + ": DeepEP's high-throughput dispatch waits on the host "
                       "for the receive counts, which cannot complete under CUDA-graph capture or replay (a hang, "
                       "'CPU recv timeout', or a crash on the node). `vllm-preflight verify` fails this config."
@@ -57,14 +58,26 @@ def ht_dispatch_in_graph(ctx: Context):
 def ht_turns_graphs_off(ctx: Context):
     if ctx.resolved is None or "deepep_ht.disable_cudagraphs" not in ctx.rules_fired():
         return
+    role = ctx.role
+    head = (f"vLLM {ctx.result.vllm_version} turns CUDA graphs off (cudagraph_mode NONE) for DeepEP high-throughput "
+            "all2all with data parallel > 1")
+    if role.prefill_only:
+        # the split vLLM's own log line recommends: high-throughput kernels for prefill, where batches
+        # are large and CUDA graphs matter little; no decode kernel is suggested to a prefill pool
+        yield ctx.finding("VP302", f"{head}; this server is a prefill pool ({role.source}), where that is the "
+                          "intended setup: prefill batches are large and gain little from CUDA graphs, and "
+                          "DeepEP's high-throughput kernels are the ones for prefill.", "all2all_backend",
+                          severity="info")
+        return
     fixes = [Fix("`--all2all-backend deepep_low_latency` for a decode pool (keeps CUDA graphs)",
                  ("--all2all-backend", "deepep_low_latency"), (("VLLM_ALL2ALL_BACKEND", None),)),
              Fix("`--all2all-backend allgather_reducescatter`",
                  ("--all2all-backend", "allgather_reducescatter"), (("VLLM_ALL2ALL_BACKEND", None),))]
-    yield ctx.finding("VP302", f"vLLM {ctx.result.vllm_version} turns CUDA graphs off (cudagraph_mode NONE) "
-                      "for DeepEP high-throughput all2all with data parallel > 1: every decode step runs "
-                      "eagerly. The PR #29558 design (`--target pr29558`) would split the MoE ops out of "
-                      "piecewise graphs instead." + ctx.checked_fix("VP302", fixes), "all2all_backend")
+    serves = "this decode pool" if role.decode_only else "every decode step"
+    yield ctx.finding("VP302", f"{head}: {serves} runs eagerly. The PR #29558 design (`--target pr29558`) would "
+                      "split the MoE ops out of piecewise graphs instead. A prefill-only server is fine this way "
+                      "(say so with `--role prefill`, an `llm-d.ai/role: prefill` label or kv_role kv_producer)."
+                      + ctx.checked_fix("VP302", fixes), "all2all_backend")
 
 
 @hazard("VP303")

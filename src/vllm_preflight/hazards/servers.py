@@ -4,8 +4,12 @@ Two kinds of groups, both within one input file:
 - the ranks of one data-parallel engine: the servers of one LeaderWorkerSet or KServe role
   (leader and worker templates), and servers naming the same `--data-parallel-address`;
   they must agree on the release, the MoE all2all, the parallel sizes and the compilation;
-- a prefill/decode pair: servers with a `--kv-transfer-config`; they must use the same KV
-  connector and the same model.
+- the prefill and decode pools of one deployment: servers of one file whose role (identity.role_of:
+  `--role`, labels, names, kv_role) is prefill or decode, or that carry a `--kv-transfer-config`;
+  they must serve the same model over the same KV connector, each must carry the connector, a
+  pool's kv_role must not contradict its role, and with NixlConnector the larger tensor-parallel
+  size must be a multiple of the smaller (vLLM's NixlConnector splits one side's KV heads over the
+  other's ranks: `TpKVTopology.tp_ratio` asserts divisibility in every release that has it).
 """
 from __future__ import annotations
 
@@ -98,12 +102,57 @@ def rank_groups(results) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
+def _pd_role(r) -> str | None:
+    from vllm_preflight.identity import role_of
+
+    return role_of(r.deployment).role
+
+
 def pair_groups(results) -> list[list[int]]:
+    """Indexes of the prefill and decode pools of one deployment (one file)."""
     by_file: dict[str, list[int]] = {}
     for i, r in enumerate(results):
-        if r.resolved is not None and _kv(r) is not None:
+        if r.resolved is not None and (_kv(r) is not None or _pd_role(r) in ("prefill", "decode")):
             by_file.setdefault(_file(r), []).append(i)
     return [g for g in by_file.values() if len(g) > 1]
+
+
+def _pd_problems(results, group: list[int]) -> dict[int, list[str]]:
+    """What one prefill/decode group breaks beyond differing values: a pool without the connector,
+    a kv_role against the pool's role, NixlConnector tensor-parallel sizes that do not divide."""
+    from vllm_preflight.identity import role_of
+
+    out: dict[int, list[str]] = {}
+    kvs = {i: _kv(results[i]) for i in group}
+    if any(kvs.values()):
+        for i in group:
+            if kvs[i] is None:
+                out.setdefault(i, []).append(
+                    "this pool has no --kv-transfer-config while the others of its deployment do, so no KV cache "
+                    "moves between them")
+    for i in group:
+        role = role_of(results[i].deployment)
+        kv_role = (kvs[i] or {}).get("kv_role")
+        wrong = {"prefill": "kv_consumer", "decode": "kv_producer"}.get(role.role or "")
+        if wrong and kv_role == wrong and not role.source.startswith("--kv-transfer-config"):
+            out.setdefault(i, []).append(f"kv_role {kv_role} on a {role.role} pool ({role.source}): a {role.role} "
+                                         f"pool {'sends' if role.role == 'prefill' else 'receives'} the KV cache")
+    prefill = [i for i in group if _pd_role(results[i]) == "prefill"]
+    decode = [i for i in group if _pd_role(results[i]) == "decode"]
+    for p in prefill:
+        for d in decode:
+            if (kvs[p] or {}).get("kv_connector") != "NixlConnector" or \
+                    (kvs[d] or {}).get("kv_connector") != "NixlConnector":
+                continue
+            tp_p = results[p].resolved["parallel_config"]["tensor_parallel_size"] or 1
+            tp_d = results[d].resolved["parallel_config"]["tensor_parallel_size"] or 1
+            if max(tp_p, tp_d) % min(tp_p, tp_d):
+                for i, other in ((p, d), (d, p)):
+                    out.setdefault(i, []).append(
+                        f"tensor_parallel_size {results[i].resolved['parallel_config']['tensor_parallel_size']} here "
+                        f"and {results[other].resolved['parallel_config']['tensor_parallel_size']} on "
+                        f"{_label(results[other])}: NixlConnector needs one to be a multiple of the other")
+    return out
 
 
 def _differences(results, group: list[int], settings) -> list[tuple[str, dict[int, object]]]:
@@ -128,9 +177,15 @@ def disagreements(results) -> dict[int, list[Finding]]:
     """VP305 findings by result index."""
     out: dict[int, list[Finding]] = {}
     for kind, groups, settings in (("ranks of one data-parallel engine", rank_groups(results), RANK_SETTINGS),
-                                   ("a prefill/decode pair", pair_groups(results), PAIR_SETTINGS)):
+                                   ("the prefill and decode pools of one deployment", pair_groups(results),
+                                    PAIR_SETTINGS)):
         for group in groups:
             diffs = _differences(results, group, settings)
+            if settings is PAIR_SETTINGS:
+                for i, problems in _pd_problems(results, group).items():
+                    out.setdefault(i, []).append(Finding(
+                        "VP305", f"these servers are {kind} and must fit together: " + " · ".join(problems),
+                        _loc(results[i])))
             if not diffs:
                 continue
             for i in group:

@@ -202,7 +202,11 @@ def service_servers(doc: YamlDoc, name: str, service: dict, variables: dict[str,
                   version_source=vsrc, version_location=(found.image_loc if found.image else image_loc) if ver else None)
         from dataclasses import replace
 
-        out.append(replace(d, name=f"Compose service {name}"))
+        from vllm_preflight.identity import role_in_name
+
+        said = role_in_name(str(name))
+        out.append(replace(d, name=f"service {name}",
+                           role_hints=((said, f"the service name {name}"),) if said else ()))
     return out
 
 

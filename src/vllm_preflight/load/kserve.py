@@ -13,6 +13,7 @@ that sets its own `command` replaces the preset and is read like any other conta
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.load import kubernetes as k8s
@@ -77,15 +78,20 @@ def service_servers(doc: YamlDoc, data: dict, prefix: tuple, variables, configma
             cpath = rpath + (part, "containers", cidx) if cidx is not None else rpath + (part,)
             lws_env = {"LWS_LEADER_ADDRESS": None, "LWS_GROUP_SIZE": None,
                        "LWS_WORKER_INDEX": lit("0") if part == "template" else None} if has_worker else {}
+            pod_path = rpath[len(prefix):] + (part,)
+            # the main workload of a service with spec.prefill is its decode pool
+            hints = (("decode", "KServe: the main workload of a service with spec.prefill"),) \
+                if isinstance(prefill, dict) and role_where == "spec" else ()
             if container.get("command"):
-                out += k8s.container_servers(doc, cpath, container, source=source, where=where,
-                                             base_env=lws_env, assumptions=[], configmaps=configmaps,
-                                             variables=variables)
-                continue
-            out.append(_preset_server(doc, cpath, container, source=source, part=part, has_worker=has_worker,
-                                      par=par, ppath=ppath, served=served, hub=hub, uri=uri,
-                                      model_loc=doc.location(prefix + ("spec", "model")),
-                                      lws_env=lws_env, configmaps=configmaps, variables=variables))
+                found_here = k8s.container_servers(doc, cpath, container, source=source, where=where,
+                                                   base_env=lws_env, assumptions=[], configmaps=configmaps,
+                                                   variables=variables)
+            else:
+                found_here = [_preset_server(doc, cpath, container, source=source, part=part, has_worker=has_worker,
+                                             par=par, ppath=ppath, served=served, hub=hub, uri=uri,
+                                             model_loc=doc.location(prefix + ("spec", "model")),
+                                             lws_env=lws_env, configmaps=configmaps, variables=variables)]
+            out += [replace(d, pod_path=pod_path, role_hints=hints) for d in found_here]
     return out
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from typing import Any
 
 from vllm_preflight.findings import Finding
@@ -359,18 +360,20 @@ def pod_servers(doc: YamlDoc, data: dict, kind: str, prefix: tuple, variables, c
                     continue
                 cname = shown(doc, c["name"]) if isinstance(c.get("name"), str) else str(i)
                 source = f"{doc.source.path}:{doc.index}:{where}.{cname}" if where else f"{doc.source.path}:{doc.index}:{cname}"
-                out += container_servers(doc, prefix + path + (key, i), c, source=source, where=where,
-                                         base_env=base_env, assumptions=assumptions, configmaps=configmaps,
-                                         variables=variables)
+                out += [replace(d, pod_path=path) for d in container_servers(
+                    doc, prefix + path + (key, i), c, source=source, where=where, base_env=base_env,
+                    assumptions=assumptions, configmaps=configmaps, variables=variables)]
                 limits.check_servers(already + len(out), doc.source.path, doc.location(prefix + path + (key, i)))
     return out
 
 
-# how the parts of a server's place in a manifest read to a person
-_ROLE_WORDS = {"leaderWorkerTemplate": None, "spec": None, "template": None, "podTemplate": None,
-               "leaderTemplate": "leader pod", "workerTemplate": "worker pods", "worker": "worker pods",
-               "roles": None, "items": None, "headGroupSpec": "Ray head pod", "workerGroupSpecs": "Ray worker pods",
-               "rayClusterConfig": None, "rayClusterSpec": None, "predictor": "predictor"}
+# how the parts of a server's place in a manifest read to a person (None: left out)
+_PLACE_WORDS = {"leaderWorkerTemplate": None, "spec": None, "template": None, "podTemplate": None,
+                "leaderTemplate": "leader", "workerTemplate": "worker", "worker": "worker",
+                "roles": None, "items": None, "headGroupSpec": "Ray head", "workerGroupSpecs": "Ray workers",
+                "rayClusterConfig": None, "rayClusterSpec": None, "predictor": "predictor", "jobTemplate": None}
+IGNORE_ANNOTATION = "vllm-preflight.io/ignore"
+ROLE_LABELS = ("llm-d.ai/role", "role", "app.kubernetes.io/component")
 
 
 def shown(doc: YamlDoc, value: str) -> str:
@@ -379,22 +382,117 @@ def shown(doc: YamlDoc, value: str) -> str:
     return restored(value) if restored is not None and has_tokens(value) else value
 
 
-def named(found: list[LoadedDeployment], data: dict, doc: YamlDoc | None = None) -> list[LoadedDeployment]:
-    """The servers of one resource, named by its kind and name and their role in it (for reports;
-    `source` stays the stable id)."""
-    from dataclasses import replace
+def _along(data: Any, path: tuple) -> list:
+    """The mappings from the resource down to the pod spec at `path`, innermost first."""
+    nodes, node = [data], data
+    for p in path:
+        try:
+            node = node[p]
+        except (KeyError, IndexError, TypeError):
+            break
+        nodes.append(node)
+    return [n for n in reversed(nodes) if isinstance(n, dict)]
 
+
+def _meta(node: dict, key: str) -> dict:
+    meta = node.get("metadata")
+    value = meta.get(key) if isinstance(meta, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def role_hints(data: dict, path: tuple, container: str, resource: str) -> tuple:
+    """What a manifest says of a server's role, strongest first: a role label (the pod template's,
+    then the resource's), a role's name (`roles[].name`, KServe `spec.prefill`), the resource's
+    name, the container's name."""
+    from vllm_preflight.identity import ROLES, role_in_name
+
+    hints: list[tuple[str, str]] = []
+    for node in _along(data, path):
+        labels = _meta(node, "labels")
+        for key in ROLE_LABELS:
+            value = labels.get(key)
+            if isinstance(value, str) and value.lower() in ROLES:
+                hints.append((value.lower(), f"label {key}: {value}"))
+    for k, p in enumerate(path[:-1]):
+        if p == "roles" and isinstance(path[k + 1], int):
+            entry = _along(data, path[:k + 2])[0]
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if isinstance(name, str) and role_in_name(name):
+                hints.append((role_in_name(name) or "", f"role {name}"))
+    for i, p in enumerate(path):  # a section of its own: KServe `spec.prefill`, llm-d ModelService `spec.decode`
+        if p in ("prefill", "decode"):
+            hints.append((p, ".".join(str(x) for x in path[:i + 1])))
+            break
+    name_role = role_in_name(resource)
+    if name_role:
+        hints.append((name_role, f"the name {resource}"))
+    if role_in_name(container):
+        hints.append((role_in_name(container) or "", f"container {container}"))
+    return tuple(hints)
+
+
+def ignore_annotation(doc: YamlDoc, data: dict, path: tuple, prefix: tuple):
+    """(codes, location) of a `vllm-preflight.io/ignore` annotation on the pod template or the resource."""
+    nodes = _along(data, path)
+    for node in nodes:
+        value = _meta(node, "annotations").get(IGNORE_ANNOTATION)
+        if isinstance(value, str):
+            codes = tuple(dict.fromkeys(c.strip() for c in value.replace(" ", ",").split(",") if c.strip()))
+            here = _path_to(data, path, node)  # the node's own path: the annotation's line
+            return codes, doc.location(prefix + here + ("metadata", "annotations", IGNORE_ANNOTATION))
+    return (), None
+
+
+def _path_to(data: Any, path: tuple, target: dict) -> tuple:
+    node = data
+    if node is target:
+        return ()
+    for k, p in enumerate(path):
+        try:
+            node = node[p]
+        except (KeyError, IndexError, TypeError):
+            break
+        if node is target:
+            return path[:k + 1]
+    return ()
+
+
+def named(found: list[LoadedDeployment], data: dict, doc: YamlDoc | None = None,
+          prefix: tuple = ()) -> list[LoadedDeployment]:
+    """The servers of one resource, with their place in it (`KIND/NAME › [PART ›] CONTAINER`, which
+    identity.server_name completes), what the manifest says of their role, and its ignore
+    annotation. `source` stays the stable id."""
     raw_meta = data.get("metadata")
     meta = raw_meta if isinstance(raw_meta, dict) else {}
-    resource = f"{data.get('kind')} {meta.get('name')}" if isinstance(meta.get("name"), str) else str(data.get("kind"))
+    rname = meta.get("name") if isinstance(meta.get("name"), str) else None
+    resource = f"{data.get('kind')}/{rname}" if rname else str(data.get("kind"))
+    both_templates = data.get("kind") == "LeaderWorkerSet" and "leaderTemplate" in str(data)
     out = []
     for d in found:
         where, _, branch = d.source.rsplit(":", 1)[-1].partition("#")
         parts = where.split(".")
-        words = [w for w in (_ROLE_WORDS.get(p, p) for p in parts[:-1] if not p.isdigit()) if w]
-        if data.get("kind") == "LeaderWorkerSet" and words == ["worker pods"] and "leaderTemplate" not in str(data):
-            words = ["leader and worker pods"]
-        text = ", ".join([resource] + words + [f"container {parts[-1]}"])
+        words = []
+        for k, p in enumerate(parts[:-1]):
+            if p.isdigit():
+                continue
+            w = _PLACE_WORDS.get(p, p)
+            if p == "template" and data.get("kind") == "LLMInferenceService" and \
+                    isinstance(_along(data, tuple(parts[:k]))[0].get("worker"), dict):
+                w = "leader"  # KServe: a role with workers runs its template as the leader pod
+            if w in ("leader", "worker") and data.get("kind") == "LeaderWorkerSet" and not both_templates:
+                continue  # the worker template alone serves the leader too: one place
+            if w:
+                words.append(w)
+        text = " › ".join([resource] + words + [parts[-1]])
         text = shown(doc, text) if doc is not None else text
-        out.append(replace(d, name=text + (f" (script branch {branch})" if branch else "")))
+        changes: dict[str, Any] = {"name": text + (f" › script branch {branch}" if branch else "")}
+        path = tuple(getattr(d, "pod_path", ()) or ())
+        hints = role_hints(data, path, parts[-1], rname or "")
+        if hints:
+            changes["role_hints"] = tuple(hints) + tuple(getattr(d, "role_hints", ()) or ())
+        if doc is not None:
+            codes, loc = ignore_annotation(doc, data, path, prefix)
+            if codes:
+                changes.update(ignore_codes=codes, ignore_location=loc)
+        out.append(replace(d, **changes))
     return out

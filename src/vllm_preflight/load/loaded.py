@@ -34,7 +34,13 @@ class LoadedDeployment(Deployment):
     # findings quote none of their text (load.private_text)
     private_files: tuple = ()
     format: str = ""  # the loader that found it
-    name: str | None = None  # a reader's name: "LeaderWorkerSet wide-ep-decode, worker pods, container vllm"
+    # a reader's place of the server in its file: "LeaderWorkerSet/wide-ep-decode › vllm" (identity.server_name
+    # puts the file before it and the role after it)
+    name: str | None = None
+    pod_path: tuple = ()  # a manifest's server: the path of its pod spec inside its resource
+    # `vllm-preflight.io/ignore: VP302,VP305` on the resource or its pod template: the codes and where
+    ignore_codes: tuple = ()
+    ignore_location: Location | None = None
 
     __hash__ = object.__hash__  # templates hold YAML values; identity is enough
 

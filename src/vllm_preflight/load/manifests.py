@@ -60,6 +60,6 @@ def load_docs(docs: list[YamlDoc], variables: dict[str, str] | None = None, skip
             name = (data.get("metadata") or {}).get("name") if isinstance(data.get("metadata"), dict) else None
             skipped.append(Skipped(f"{doc.location(prefix).file}:{doc.location(prefix).line}",
                                    f"{kind} {shown(doc, str(name)) if name else ''}: {NOT_READ[kind]}".replace("  ", " ")))
-        out += named(found, data, doc)
+        out += named(found, data, doc, prefix)
         limits.check_servers(len(out), doc.source.path, doc.location(prefix))
     return out

@@ -146,6 +146,8 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
         out = []
         for d in inner:
             changes: dict[str, Any] = {"gpu": data.get("gpu") or getattr(d, "gpu", None), "model_facts": facts or getattr(d, "model_facts", ())}
+            if data.get("role"):
+                changes.update(role=str(data["role"]), role_source=f"role: in {os.path.basename(path)}")
             if version:
                 changes.update(vllm_version=version, version_source=version_source, version_location=version_loc)
             if env:
@@ -183,7 +185,10 @@ def load(docs: list[YamlDoc], variables: dict[str, str] | None = None, *, depth:
         name = path if len(sh.found) == 1 else f"{path}#{k + 1}"
         d = build(found, source=name, file=path, base_dir=base, fmt="preflight", assumptions=sh.assumptions,
                   vllm_version=version, version_source=version_source, version_location=version_loc)
-        out.append(replace(d, gpu=data.get("gpu"), model_facts=facts))
+        d = replace(d, gpu=data.get("gpu"), model_facts=facts)
+        if data.get("role"):
+            d = replace(d, role=str(data["role"]), role_source=f"role: in {os.path.basename(path)}")
+        out.append(d)
     return out
 
 

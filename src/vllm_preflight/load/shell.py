@@ -181,6 +181,8 @@ class Shell(Expansion):
         self.run_command(cmd, run.origin)
         if cmd.comment_after_continuation is not None and len(self.found) > before:
             self._comment_finding(cmds, idx, run.origin)
+        if cmd.escaped_break is not None and len(self.found) > before:
+            self._escaped_break_finding(cmds, idx, run.origin)
 
     def _run_range(self, run: _Run, a: int, b: int) -> None:
         """Run commands a..b-1, compound commands as bash would where their values are known."""
@@ -513,6 +515,43 @@ class Shell(Expansion):
                    f"at line {start_line} here; nothing after it is passed to vLLM")
         self.findings.append(Finding("VP101", msg, loc))
         self.found[-1].findings.append(Finding("VP101", msg, loc))
+
+    def _orphans(self, cmds: list[Command], idx: int) -> list[Command]:
+        """The option-only commands after a command the shell ended too early (they never reach vLLM)."""
+        orphans: list[Command] = []
+        for nxt in cmds[idx + 1:]:
+            first = nxt.words[0].literal() if nxt.words else None
+            if first is None or not first.startswith("-"):
+                break
+            orphans.append(nxt)
+            if nxt.comment_after_continuation is None and nxt.escaped_break is None:
+                break
+        return orphans
+
+    def _escaped_break_finding(self, cmds: list[Command], idx: int, origin) -> None:
+        """VP101 (an error: vLLM gets an argument it rejects) for a `\\ #...` or a space after a `\\`."""
+        cmd = cmds[idx]
+        loc = origin.location(cmd.escaped_break)
+        start_loc = origin.location(cmd.start)
+        line = loc.line if loc else "?"
+        words = " ".join(repr(w.removeprefix("\\")) for w in cmd.escaped_words)
+        what = ("a space follows this `\\`" if cmd.escaped_words[0] in ("\\ ", "\\\t")
+                else "this `\\` is followed by a space and `#`")
+        msg = (f"{what}, so it escapes the space instead of continuing the line: bash passes {words} to vLLM as "
+               f"argument{'s' if len(cmd.escaped_words) > 1 else ''} (vLLM rejects "
+               f"{'them' if len(cmd.escaped_words) > 1 else 'it'}: unrecognized arguments) and the command "
+               f"started at line {start_loc.line if start_loc else '?'} really ends at line {line}")
+        orphans = self._orphans(cmds, idx)
+        if orphans:
+            rest = " ".join(" ".join(w.literal() or "…" for w in o.words) for o in orphans)
+            first, last = origin.location(orphans[0].start), origin.location(orphans[-1].end)
+            lines = (f"line {first.line}" if first and last and first.line == last.line
+                     else f"lines {first.line if first else '?'}-{last.line if last else '?'}")
+            msg += f"; `{rest}` ({lines}) runs as a separate command and never reaches vLLM"
+        msg += ". Put the `\\` last on the line, and a comment on a line of its own above the command"
+        finding = Finding("VP101", msg, loc, severity="error")
+        self.findings.append(finding)
+        self.found[-1].findings.append(finding)
 
     def run_command(self, cmd: Command, origin) -> None:
         try:

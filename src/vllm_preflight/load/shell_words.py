@@ -81,6 +81,11 @@ class Command:
     end: int
     separator: str = ""  # what ended it: "\n", ";", "&&", "||", "|", "&", ")", "" (end)
     comment_after_continuation: int | None = None  # offset of the `#` that ended it
+    # `\ ` where a `\` continuation was meant (`--x y \ # note`, or a space after the `\`): the offset
+    # of that `\`, and the words from it to the line's end, which bash passes as arguments (` #`, ...)
+    # while the command ends at that line; they are left out here and said by VP101
+    escaped_break: int | None = None
+    escaped_words: tuple = ()
     heredoc: tuple[int, int, bool] | None = None  # (start, end, delimiter quoted) of a here-document on its line
 
 
@@ -164,9 +169,29 @@ class _Lexer:
             out.commands.append(Command([], self.i - len(sep), self.i - len(sep), sep))
             return
         if words:
-            out.commands.append(Command(list(words), start if start is not None else words[0].start,
-                                        words[-1].end, sep, comment))
+            cut = self._escaped_break(words) if sep in ("\n", "") else None
+            kept = list(words[:cut]) if cut is not None else list(words)
+            if not kept:
+                return
+            out.commands.append(Command(kept, start if start is not None else words[0].start,
+                                        kept[-1].end, sep, comment))
+            if cut is not None:
+                out.commands[-1].escaped_break = words[cut].start
+                out.commands[-1].escaped_words = tuple(self.t[w.start:w.end] for w in words[cut:])
             self.line_cmds.append(out.commands[-1])
+
+    def _escaped_break(self, words: list[Word]) -> int | None:
+        """The index of a word that starts with an escaped space where a continuation was
+        meant: backslash-space-`#` (the `#` is glued to the escaped space, so no comment starts),
+        or a lone backslash-space ending the line (a space typed after the backslash)."""
+        for k, w in enumerate(words):
+            raw = self.t[w.start:w.end]
+            if len(raw) < 2 or raw[0] != "\\" or raw[1] not in " \t":
+                continue
+            rest = raw[2:]
+            if rest.startswith("#") or (not rest and k == len(words) - 1):
+                return k
+        return None
 
     def _redirection(self) -> None:
         m = _REDIR.match(self.t, self.i)

@@ -20,8 +20,9 @@ class Candidate:
     size: int = 1  # how many settings change
 
 
+DECODE_KERNELS = "all2all → deepep_low_latency"
 CANDIDATES = (
-    Candidate("all2all → deepep_low_latency (decode)", (("all2all", "deepep_low_latency"),)),
+    Candidate(f"{DECODE_KERNELS} (decode)", (("all2all", "deepep_low_latency"),)),
     Candidate("all2all → allgather_reducescatter", (("all2all", "allgather_reducescatter"),)),
     Candidate("cudagraph_mode → PIECEWISE", (("cudagraph_mode", "PIECEWISE"),)),
     Candidate("compile mode → VLLM_COMPILE", (("mode", "VLLM_COMPILE"),)),
@@ -60,14 +61,23 @@ class Advice:
 
 def advise(p: Plan, rows: list[dict], settings: Settings) -> list[Advice]:
     """Advice for every row whose graphs are off or hazardous."""
+    from vllm_preflight.identity import role_of
+
+    prefill = role_of(p.base).prefill_only
     out = []
     for row in rows:
         o = oc.of(row)
         if o.status not in ("off", "hazard"):
             continue
         target = "pr29558" if row["target"] == "pr29558" else row["vllm_version"]
+        if prefill and o.status == "off" and _ht_turned_off(row):
+            # the split vLLM itself recommends: high-throughput kernels, graphs off, on a prefill pool
+            out.append(Advice(target, "prefill", []))
+            continue
         fixes = []
         for cand in CANDIDATES:
+            if prefill and cand.name.startswith(DECODE_KERNELS):
+                continue  # never tell a prefill pool to use decode kernels
             t = cand.target or target
             if cand.target == PR29558 and target == PR29558:
                 continue
@@ -81,6 +91,10 @@ def advise(p: Plan, rows: list[dict], settings: Settings) -> list[Advice]:
         fixes.sort(key=lambda f: f[0].size)
         out.append(Advice(target, o.status, fixes))
     return out
+
+
+def _ht_turned_off(row: dict) -> bool:
+    return any(e.get("rule") == "deepep_ht.disable_cudagraphs" for e in row.get("events") or [])
 
 
 def lines(advice: list[Advice], all_targets: list[str]) -> list[str]:
@@ -98,6 +112,10 @@ def lines(advice: list[Advice], all_targets: list[str]) -> list[str]:
     out = []
     for targets, a in groups:
         span = release_text(tuple(targets), all_targets)
+        if a.status == "prefill":
+            out.append(f"{span}: graphs off on DeepEP high-throughput kernels, as intended for a prefill pool; "
+                       "nothing to change")
+            continue
         out.append(f"{span}: graphs {'off' if a.status == 'off' else 'on but hazardous'}; "
                    + ("changes that keep graphs on without a hazard:" if a.fixes else "no single change checked here "
                       "keeps graphs on without a hazard"))

@@ -185,8 +185,11 @@ def cell_deployment(base: Deployment, release, combo: dict[str, str]) -> Deploym
             pc_set[release.attn_fusion_name] = True
     if cc_set or cc_unset or pc_set:
         argv = _write_cc(argv, cc_set, cc_unset, pc_set)
+    from vllm_preflight.identity import role_of
+
+    role = role_of(base)  # a cell keeps the deployment's role (graphs off on a prefill pool is no hazard)
     return Deployment(tuple(argv), tuple(env.items()), base.source, base.location, None,
-                      base.assumptions, base.base_dir)
+                      base.assumptions, base.base_dir, role=role.role, role_source=role.source)
 
 
 def _write_cc(argv: list[str], cc_set: dict, cc_unset: set[str], pc_set: dict) -> list[str]:

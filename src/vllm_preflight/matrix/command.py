@@ -129,7 +129,10 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
     results = []
     for d in deployments:
         p = cells.plan(d, targets, axes, slice_)
-        results.append((p, cells.rows(p, settings)))
+        rows = cells.rows(p, settings)
+        for r in rows:  # every row carries its deployment's one name (identity.server_name), as check's
+            r["name"] = _name(p)
+        results.append((p, rows))
     out = _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings, errors)
     if out is not None:  # the text renderer prints through rich itself
         click.echo(out, nl=False)
@@ -152,8 +155,15 @@ def _too_many(n: int, limit: int, deployments: int = 1) -> str:
 
 def _title(p, axes, targets) -> str:
     span = ", ".join(targets) if len(targets) <= 3 else f"{targets[0]} … {targets[-1]} ({len(targets)} targets)"
-    what = p.base.source if not axes or p.base.source != "vllm serve (matrix cell)" else "combinations"
+    what = _name(p) if not axes or p.base.source != "vllm serve (matrix cell)" else "combinations"
     return f"{what} · {', '.join(axes) + ' · ' if axes else ''}{span}"
+
+
+def _name(p) -> str:
+    """The deployment's one human name, as `check` gives it (identity.server_name)."""
+    from vllm_preflight.identity import server_name
+
+    return server_name(p.base) if p.base.source != "vllm serve (matrix cell)" else p.base.source
 
 
 def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings, errors=()):
@@ -161,6 +171,7 @@ def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings
     from vllm_preflight.matrix import diff as diff_mod
     from vllm_preflight.matrix import records as records_mod
     from vllm_preflight.matrix import table as table_mod
+    from vllm_preflight.matrix.model_ops import model_ops
 
     all_rows = [r for _, rows in results for r in rows]
     extra: list[str] = []
@@ -172,18 +183,21 @@ def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings
             b_rows = [r for r, c in zip(rows, p.cells) if c.target == targets[1]]
             cmp = diff_mod.compare(a_rows, b_rows, targets[0], targets[1])
             if len(results) > 1:
-                extra.append(f"== {p.base.source}")
-            extra += diff_mod.lines(cmp, axes, fold=not no_fold)
-            vs_json = (vs_json or []) + [dict(diff_mod.to_json(cmp), source=p.base.source)]
+                extra.append(f"== {_name(p)}")
+            ops, kind = (None, "") if p.base.source == "vllm serve (matrix cell)" and axes else \
+                model_ops(p.base, dict(settings.model_assume))
+            extra += diff_mod.lines(cmp, axes, fold=not no_fold, model_ops=ops, model_kind=kind)
+            vs_json = (vs_json or []) + [dict(diff_mod.to_json(cmp), source=p.base.source, name=_name(p))]
             continue
         cover = records_mod.covering(rows, evidence) if evidence is not None else None
         tables.append(table_mod.build(rows, axes, targets, _title(p, axes, targets), cover, folded=not no_fold))
         if advise:
             adv = advise_mod.advise(p, rows, settings)
             if len(results) > 1:
-                extra.append(f"== {p.base.source}")
+                extra.append(f"== {_name(p)}")
             extra += advise_mod.lines(adv, targets)
-            advice_json = (advice_json or []) + [{"source": p.base.source, "advice": advise_mod.to_json(adv)}]
+            advice_json = (advice_json or []) + [{"source": p.base.source, "name": _name(p),
+                                                  "advice": advise_mod.to_json(adv)}]
     if fmt == "json":
         from vllm_preflight.matrix.render import json_out
 

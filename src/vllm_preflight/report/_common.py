@@ -7,6 +7,19 @@ from vllm_preflight.safe_text import visible  # noqa: F401  (the renderers' one 
 COMMAND_LINE = "<command line>"  # the file of a server given after `--`
 
 
+def server_name(result) -> str:
+    """The server's one human name (identity.server_name, computed once by api.check_deployment)."""
+    return result.extra.get("name") or result.source
+
+
+def named_server(result) -> str:
+    """The server's name where it says more than its file (a resource, a role, a line): the
+    line formats append it; '' for a file's only server, whose place already names it."""
+    name = server_name(result)
+    file = (result.extra.get("location") or {}).get("file")
+    return "" if name in (file, result.source, COMMAND_LINE) else name
+
+
 def place(finding: dict, result) -> tuple[str, int, int]:
     """(file, line, column) to show a finding at: its own location, else its server command's,
     else line 1 of its file (editors and problem matchers need a line); a server given after

@@ -6,7 +6,7 @@ expects: `%`, CR and LF in the message; also `:` and `,` in properties.
 """
 from __future__ import annotations
 
-from vllm_preflight.report._common import error_place, located
+from vllm_preflight.report._common import error_place, located, named_server
 from vllm_preflight.safe_text import github_data, github_property
 
 LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
@@ -22,7 +22,7 @@ def command(level: str, message: str, file: str, line: int, col: int, title: str
 
 def lines(report) -> list[str]:
     out = [command(LEVEL.get(f.get("severity"), "error"), f.get("message", ""), file, line, col,
-                   str(f.get("rule")))
+                   " · ".join(filter(None, (str(f.get("rule")), named_server(_r)))))
            for _r, f, file, line, col in located(report)]
     for err in report.errors:
         file, line, col = error_place(err)

@@ -8,6 +8,10 @@ def headline(res) -> str:
     cc = res.resolved["compilation_config"]
     cg = cc["cudagraph_mode"]
     rules = {e.rule for e in res.events}
+    if "deepep_ht.disable_cudagraphs" in rules and (res.extra.get("role") or {}).get("role") == "prefill":
+        return (f"CUDA graphs are OFF (cudagraph_mode=NONE): vLLM {res.vllm_version} disables them for DeepEP "
+                "high-throughput all2all with data parallel > 1, as intended for this prefill pool (its batches "
+                "are large; the high-throughput kernels are the ones for prefill).")
     if "deepep_ht.disable_cudagraphs" in rules:
         return (f"CUDA graphs are OFF (cudagraph_mode=NONE): vLLM {res.vllm_version} disables them for "
                 "DeepEP high-throughput all2all with data parallel > 1 (capture sizes stay listed, nothing "

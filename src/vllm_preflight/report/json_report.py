@@ -1,7 +1,7 @@
 """The JSON contract of `check` (format_version 1): keys may be added, never changed.
 
 Top level: `format_version`, `tool_version`, `results[]` (each with its `findings`, after
-ignores), `errors[]` (only when an input could not be read), `skipped[]` (files read that hold
+ignores, its `name` and its prefill/decode `role` {role, source}: identity.py), `errors[]` (only when an input could not be read), `skipped[]` (files read that hold
 no vLLM server, and parts of files left out, each with its reason) and `summary` (counts, `fail_on` and the `exit_code` of the run).
 """
 from __future__ import annotations

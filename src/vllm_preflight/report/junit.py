@@ -10,7 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from vllm_preflight.outcome import fails, findings_of
-from vllm_preflight.report._common import error_place, place
+from vllm_preflight.report._common import error_place, place, server_name
 from vllm_preflight.safe_text import line_start, visible
 
 
@@ -18,7 +18,7 @@ def _case_name(r) -> str:
     where = r.extra.get("location") or {}
     label = r.vllm_version if r.target == "release" else f"pr29558 on {r.vllm_version}"
     at = f" (line {where['line']})" if where.get("line") else ""
-    return f"{r.source}{at} · vLLM {label}"
+    return f"{server_name(r)}{at} · vLLM {label}"
 
 
 def as_element(report, fail_on: str = "error") -> ET.Element:

@@ -11,7 +11,7 @@ import json
 import os
 
 from vllm_preflight import __version__
-from vllm_preflight.report._common import error_place, located
+from vllm_preflight.report._common import error_place, located, server_name
 from vllm_preflight.safe_text import uri_path
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -59,7 +59,7 @@ def as_dict(report) -> dict:
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": uri(file)},
                 "region": {"startLine": line, "startColumn": col}}}],
-            "properties": {"server": r.source, "vllmVersion": r.vllm_version, "target": r.target},
+            "properties": {"server": r.source, "serverName": server_name(r), "vllmVersion": r.vllm_version, "target": r.target},
         })
     notes = []
     for err in report.errors:

@@ -197,7 +197,9 @@ def _pr_block(out: Out, res) -> None:
     pr = res.extra.get("pr29558")
     if not pr:
         return
-    out.line((f"With the PR #29558 design (--target pr29558, on vLLM {pr['vllm_version']})", "head"))
+    what_if = (f"What if: the PR #29558 design (--target pr29558, on vLLM {pr['vllm_version']}; not what this "
+               "deployment runs, and not counted in the exit code)")
+    out.line((what_if, "head"))
     if pr.get("vllm_error"):
         out.line(f"  vLLM would refuse: {pr['vllm_error']['type']}")
         return
@@ -205,7 +207,8 @@ def _pr_block(out: Out, res) -> None:
     out.line(f"  cudagraph_mode {pr['cudagraph_mode']}"
              + (f"; {', '.join(moe)} split out of the piecewise graphs" if moe else ""))
     for f in pr.get("findings") or []:
-        out.line("  ", (f"{f['severity']} {f['rule']}", f["severity"]), " ", f["message"])
+        # a what-if, never the user's own error: no severity colour, and said as what it would be
+        out.line("  ", (f"would be {f['rule']} ({f['severity']} under that design)", "dim"), " ", f["message"])
 
 
 def _depends(out: Out, res, findings: list[dict]) -> None:

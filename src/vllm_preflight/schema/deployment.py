@@ -35,6 +35,8 @@ def deployment_schema() -> dict:
                              "description": f"vLLM release; supported: {SUPPORTED[0]} to {SUPPORTED[-1]}"},
             "image": {"type": "string", "description": "container image; a vllm/vllm-openai tag names the release"},
             "gpu": {"enum": sorted(GPUS), "description": "GPU the deployment runs on"},
+            "role": {"enum": ["prefill", "decode", "both"],
+                     "description": "the server's role in a prefill/decode split (as `check --role`)"},
             "model": {"type": "object", "additionalProperties": False, "properties": facts,
                       "description": "model facts, as --assume model.FACT=VALUE"},
             "env": {"type": "object", "additionalProperties": scalar,
