@@ -32,7 +32,7 @@ def test_concise_is_one_problem_matcher_line_per_finding(three):
     got = {(p["file"], p["line"], p["col"], p["sev"], p["rule"]) for p in parsed}
     assert got == {("refuse.sh", "1", "28", "error", "VP201"), ("refuse.sh", "1", "1", "error", "VP300"),
                    ("dup.sh", "1", "28", "info", "VP108"), ("cont.sh", "2", "1", "warning", "VP101")}
-    assert last == "4 findings in 3 servers (2 error, 1 warning, 1 info)"
+    assert last == "4 findings in 3 servers (2 errors, 1 warning, 1 info)"
     refusal = next(p for p in parsed if p["rule"] == "VP300")
     assert "would refuse to start" in refusal["msg"] and "--no-such-flag" in refusal["msg"]
 

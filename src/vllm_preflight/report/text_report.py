@@ -14,6 +14,7 @@ a line a CI runner reads as a command (`safe_text.line_start`'s rule).
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from vllm_preflight.model import Assumption
@@ -54,16 +55,26 @@ def change_text(before, after) -> str:
 
 
 class Out:
-    """Lines of (text, style) pieces, written through rich on a terminal, plainly otherwise."""
+    """Lines of (text, style) pieces, written through rich on a terminal, plainly otherwise.
 
-    def __init__(self, console=None, stream=None):
+    `width`: the terminal's columns. A line longer than that is wrapped between words, its
+    continuation lines indented under the line's own indent plus two spaces; a word longer than
+    a whole line stands on a line of its own (never cut). None (piped, a file): every line whole.
+    """
+
+    def __init__(self, console=None, stream=None, width: int | None = None):
         self.console = console
         self.stream = stream or sys.stdout
+        self.width = width
 
     def line(self, *pieces) -> None:
         parts = [(visible(p), None) if isinstance(p, str) else (visible(p[0]), p[1]) for p in pieces]
         if starts_command("".join(t for t, _ in parts)):  # as safe_text.line_start
             parts.insert(0, ("\\", None))
+        for row in wrap(parts, self.width) if self.width else [parts]:
+            self._write(row)
+
+    def _write(self, parts) -> None:
         if self.console is None:
             self.stream.write("".join(t for t, _ in parts) + "\n")
             return
@@ -75,14 +86,81 @@ class Out:
         self.console.print(text, soft_wrap=True, highlight=False)
 
 
-def make_out(console=None) -> Out:
-    if console is not None:
-        return Out(console)
-    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+def wrap(parts: list, width: int) -> list[list]:
+    """(text, style) pieces as physical lines of at most `width` columns, broken only at spaces
+    (a word longer than the room left stands alone on its line, whole)."""
+    text = "".join(t for t, _ in parts)
+    if len(text) <= width:
+        return [parts]
+    styles = [s for t, s in parts for _ in t]
+    indent = len(text) - len(text.lstrip(" "))
+    hang = " " * (indent + 2 if indent + 2 <= width // 2 else 0)
+    words = [(m.start(), m.end()) for m in re.finditer(r"[^ ]+", text)]
+    rows: list[list] = []
+    group: list[tuple[int, int]] = []
+    prefix = text[:indent]
+    for w in words:
+        if group and len(prefix) + w[1] - group[0][0] > width:
+            rows.append(_slice(text, styles, group[0][0], group[-1][1], prefix))
+            prefix, group = hang, []
+        group.append(w)
+    if group:
+        rows.append(_slice(text, styles, group[0][0], group[-1][1], prefix))
+    return rows
+
+
+def _slice(text: str, styles: list, a: int, b: int, prefix: str) -> list:
+    """text[a:b] as (text, style) runs, after `prefix` (unstyled)."""
+    out: list = [(prefix, None)] if prefix else []
+    k = a
+    while k < b:
+        m = k
+        while m < b and styles[m] == styles[k]:
+            m += 1
+        out.append((text[k:m], styles[k]))
+        k = m
+    return out
+
+
+def color_wanted(color: str = "auto", stream=None) -> bool:
+    """--color: `always` and `never` win; `auto` colours a terminal unless NO_COLOR is set, and
+    FORCE_COLOR (any non-empty value) colours a pipe too (NO_COLOR wins over it)."""
+    if color != "auto":
+        return color == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    stream = stream or sys.stdout
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def terminal_width(stream=None) -> int | None:
+    """The columns to wrap at: the terminal's (COLUMNS wins, as rich reads it); None when the
+    report goes to a pipe or a file, whose lines are never wrapped."""
+    stream = stream or sys.stdout
+    if not getattr(stream, "isatty", lambda: False)():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (OSError, ValueError, AttributeError):
+        return 80
+
+
+def make_out(console=None, color: str = "auto", stream=None) -> Out:
+    if console is not None:  # a rich Console given (tests): wrap at its width when it is a terminal
+        return Out(console, width=console.width if console.is_terminal else None)
+    stream = stream or sys.stdout
+    width = terminal_width(stream)
+    if color_wanted(color, stream):
         from rich.console import Console
 
-        return Out(Console(highlight=False, soft_wrap=True))
-    return Out(None)
+        return Out(Console(file=stream, highlight=False, soft_wrap=True, force_terminal=True,
+                           width=width or 100_000, emoji=False), width=width)
+    return Out(None, stream, width=width)
 
 
 def _title(res) -> str:
