@@ -299,10 +299,15 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
     from vllm_preflight import model_files
 
     model_files.start(deployments, offline)  # `offline` None: HF_HUB_OFFLINE decides; hub models fetched at once
+    import time
+
+    report.seconds = {}  # id(result) -> seconds its check took (JUnit's `time`)
     for d in deployments:
         try:
+            started = time.perf_counter()
             report.results.append(check_deployment(d, vllm_version=vllm_version, target=target, gpu=gpu,
                                                    env=list(env), model_assume=model_assume))
+            report.seconds[id(report.results[-1])] = time.perf_counter() - started
         except InputFailure as e:  # e.g. its model's config.json cannot be used: name the input too
             report.errors.extend(InputError(d.source, err.render(), d.location)
                                  for err in getattr(e, "errors", [e.error]))
