@@ -138,8 +138,10 @@ VERBOSE_HELP = ("Also list every default vLLM filled in, the files skipped as ho
               help="Report these rules besides the selected ones (codes or prefixes).")
 @click.option("--ignore", "ignore", multiple=True, metavar="RULES",
               help="Do not report these rules (codes or prefixes); added to the configuration's `ignore`.")
-@click.option("--output-file", "-o", "output_file", metavar="PATH",
-              help="Write the report to PATH instead of standard output (messages stay on stderr).")
+@click.option("--output-file", "-o", "output_file", multiple=True, metavar="[FORMAT:]PATH",
+              help="Write the report to PATH instead of standard output (messages stay on stderr); "
+                   "FORMAT:PATH writes that format there besides the --format report on standard output "
+                   "(e.g. --format github -o sarif:results.sarif: one run, both). Repeatable.")
 @click.option("--statistics", is_flag=True,
               help="After the report, the number of findings per rule (on stderr with --output-file "
                    "or a machine format).")
@@ -187,6 +189,7 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
             opts.get(k, ctx.params[k]) for k in ("output_file", "statistics", "offline", "verbose",
                                                  "skip_non_deployments"))
         require = not skip_non_deployments
+        outputs = _outputs(output_file if isinstance(output_file, (list, tuple)) else (output_file,))
         keep = project.selected(proj, _rules(select), _rules(extend_select), _rules(ignore))
         config = project.effective(proj, keep)
         command = ctx.meta.get("command_words")
@@ -215,13 +218,15 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     if require and not report.results and not report.errors:
         say("no vLLM server found in what was given; nothing was checked")
     _dashes_hint(command, report)
-    if output_file:
-        _write_file(output_file, lambda stream: _render(fmt, report, fail_on, verbose, require,
-                                                        "always" if color == "always" else "never", stream))
-    else:
+    to_stdout = True
+    for each, path in outputs:
+        to_stdout = to_stdout and each is not None
+        _write_file(path, lambda stream, each=each: _render(each or fmt, report, fail_on, verbose, require,
+                                                            "always" if color == "always" else "never", stream))
+    if to_stdout:
         _emit(lambda: _render(fmt, report, fail_on, verbose, require, color))
     if statistics:
-        _statistics(report, to_stderr=bool(output_file) or fmt != "text")
+        _statistics(report, to_stderr=not to_stdout or fmt != "text")
     sys.exit(outcome.exit_code(report, fail_on, require_servers=require))
 
 
@@ -244,6 +249,29 @@ def _dashes_hint(command, report) -> None:
     if misplaced:
         say(f"hint: {', '.join(dict.fromkeys(misplaced))} after `--` is read as part of the vLLM command; "
             f"vllm-preflight's own options go before `--` (check --format json -- vllm serve ...)")
+
+
+FORMATS = ("text", "concise", "json", "sarif", "github", "junit")
+
+
+def _outputs(values) -> list[tuple[str | None, str]]:
+    """--output-file values as (format or None for --format's, path); `sarif:out.sarif` names its
+    format (only a known format name before the first `:` does: `./sarif:x` is a path)."""
+    from vllm_preflight.errors import UsageProblem
+
+    out = []
+    for v in values:
+        head, sep, rest = str(v).partition(":")
+        if sep and head in FORMATS:
+            if not rest:
+                raise UsageProblem(f"--output-file {v}: give a path after `{head}:`")
+            out.append((head, rest))
+        elif v:
+            out.append((None, str(v)))
+    if sum(1 for f, _ in out if f is None) > 1:
+        raise UsageProblem("--output-file: the --format report goes to one PATH; name the others' "
+                           "format (sarif:PATH)")
+    return out
 
 
 def _statistics(report, to_stderr: bool) -> None:

@@ -41,7 +41,7 @@ OPTION_KEYS = {
 CLI_ONLY = {
     "help": "prints the help and exits; nothing to configure",
 }
-STRINGS = ("vllm-version", "gpu", "gpu-cc", "output-file")
+STRINGS = ("vllm-version", "gpu", "gpu-cc")
 CHOICES = {  # as `check`'s click options (tests/ci/test_project_config.py compares them)
     "target": ("release", "pr29558"),
     "input-format": ("auto", "shell", "markdown", "vllm-config", "kubernetes", "compose", "preflight"),
@@ -51,8 +51,9 @@ CHOICES = {  # as `check`'s click options (tests/ci/test_project_config.py compa
 }
 FLAGS = ("offline", "verbose", "skip-non-deployments", "statistics")
 PAIRS = ("env", "assume")
+PATHS = ("output-file",)  # a string or a list of them
 RULE_LISTS = ("select", "extend-select")  # `ignore` is ignores' key (prefixes expanded here first)
-OWN_KEYS = (*STRINGS, *CHOICES, *FLAGS, *PAIRS, *RULE_LISTS, "severity")
+OWN_KEYS = (*STRINGS, *CHOICES, *FLAGS, *PAIRS, *PATHS, *RULE_LISTS, "severity")
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,12 @@ def from_table(path: str, table, name: str = "the file") -> Project:
     for key in PAIRS:
         if key in table:
             options[_param(key)] = _pairs(path, key, table[key])
+    for key in PATHS:
+        if key in table:
+            value = [table[key]] if isinstance(table[key], str) else table[key]
+            if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+                raise UsageProblem(f"{path}: {key} takes a path or a list of paths, e.g. \"sarif:results.sarif\"")
+            options[_param(key)] = tuple(value)
     select = _rule_list(path, "select", table["select"]) if "select" in table else None
     extend = _rule_list(path, "extend-select", table["extend-select"]) if "extend-select" in table else ()
     return Project(path, config, options, select, extend, _severity(path, table.get("severity", {})))
