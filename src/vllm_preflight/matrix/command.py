@@ -13,7 +13,16 @@ import sys
 
 import click
 
-from vllm_preflight.cli import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, _CommandAfterDashes, _pairs, say, usage_error
+from vllm_preflight.cli import (
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_USAGE,
+    _CommandAfterDashes,
+    _gpu_help,
+    _pairs,
+    say,
+    usage_error,
+)
 
 FORMATS = ("text", "markdown", "html", "csv", "json")
 
@@ -33,7 +42,7 @@ FORMATS = ("text", "markdown", "html", "csv", "json")
 @click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(["refused", "off", "hazard"]),
               help="Exit 1 when some cell has this outcome (for CI).")
 @click.option("--no-fold", is_flag=True, help="One line per cell (no folding).")
-@click.option("--gpu", default=None, metavar="GPU", help="H100, H200 (default), B200, GB200, A100.")
+@click.option("--gpu", default=None, metavar="GPU", help=_gpu_help())
 @click.option("--env", "env", multiple=True, metavar="K=V", help="Environment variable of the deployment.")
 @click.option("--assume", "assume", multiple=True, metavar="K=V", help="Pin a fact, e.g. model.is_moe=true.")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
