@@ -68,10 +68,18 @@ class Out:
         self.width = width
 
     def line(self, *pieces) -> None:
-        parts = [(visible(p), None) if isinstance(p, str) else (visible(p[0]), p[1]) for p in pieces]
+        """Pieces: a str, (text, style), or (text, style, KEEP): a piece whose spaces are no
+        place to wrap (`partition False` stays on one line)."""
+        parts = []
+        keep: list[bool] = []
+        for p in pieces:
+            text, style = (visible(p), None) if isinstance(p, str) else (visible(p[0]), p[1])
+            parts.append((text, style))
+            keep += [len(p) > 2 and p[2] == KEEP if not isinstance(p, str) else False] * len(text)
         if starts_command("".join(t for t, _ in parts)):  # as safe_text.line_start
             parts.insert(0, ("\\", None))
-        for row in wrap(parts, self.width) if self.width else [parts]:
+            keep.insert(0, False)
+        for row in wrap(parts, self.width, keep) if self.width else [parts]:
             self._write(row)
 
     def _write(self, parts) -> None:
@@ -86,16 +94,31 @@ class Out:
         self.console.print(text, soft_wrap=True, highlight=False)
 
 
-def wrap(parts: list, width: int) -> list[list]:
+KEEP = "keep"  # a piece's third item: never wrapped inside
+
+
+def wrap(parts: list, width: int, keep: list[bool] | None = None) -> list[list]:
     """(text, style) pieces as physical lines of at most `width` columns, broken only at spaces
-    (a word longer than the room left stands alone on its line, whole)."""
+    (not those `keep` marks); a word longer than the room left stands alone on its line, whole.
+    Continuation lines are indented two columns past the line's own indent."""
     text = "".join(t for t, _ in parts)
     if len(text) <= width:
         return [parts]
     styles = [s for t, s in parts for _ in t]
+    keep = keep or [False] * len(text)
     indent = len(text) - len(text.lstrip(" "))
     hang = " " * (indent + 2 if indent + 2 <= width // 2 else 0)
-    words = [(m.start(), m.end()) for m in re.finditer(r"[^ ]+", text)]
+    words = []  # (start, end): runs between breakable spaces
+    i, n = indent, len(text)
+    while i < n:
+        if text[i] == " " and not keep[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and not (text[j] == " " and not keep[j]):
+            j += 1
+        words.append((i, j))
+        i = j
     rows: list[list] = []
     group: list[tuple[int, int]] = []
     prefix = text[:indent]
