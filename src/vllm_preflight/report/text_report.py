@@ -14,7 +14,6 @@ a line a CI runner reads as a command (`safe_text.line_start`'s rule).
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 from vllm_preflight.model import Assumption
