@@ -82,6 +82,9 @@ class Out:
             self._write(row)
 
     def _write(self, parts) -> None:
+        while parts and parts[-1][0].endswith(" "):  # no line ends in spaces (a piped line is never padded)
+            text = parts[-1][0].rstrip(" ")
+            parts = parts[:-1] + ([(text, parts[-1][1])] if text else [])
         if self.console is None:
             self.stream.write("".join(t for t, _ in parts) + "\n")
             return
