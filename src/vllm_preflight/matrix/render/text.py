@@ -66,7 +66,7 @@ def stacked_lines(t, shown: list[int], status_column: int) -> list[list]:
                 pieces.append((" ", None))
         if rest:
             out.append(pieces)
-        why = [line.cells[k] for k in shown if t.headers[k] == "why" and line.cells[k]]
+        why = [line.cells[k] for k in shown if t.headers[k] == "why" and line.cells[k] not in ("", "-")]
         if why:
             out.append([("    why: " + why[0], "dim")])
     return out
