@@ -18,6 +18,7 @@ class Report:
     results: list[Resolution] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # files read that hold no vLLM server
+    seconds: dict[int, float] = field(default_factory=dict)  # id(result) -> seconds its check took (JUnit)
 
 
 def target_name(vllm_version: str | None, target: str) -> str:
@@ -301,7 +302,6 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
     model_files.start(deployments, offline)  # `offline` None: HF_HUB_OFFLINE decides; hub models fetched at once
     import time
 
-    report.seconds = {}  # id(result) -> seconds its check took (JUnit's `time`)
     for d in deployments:
         try:
             started = time.perf_counter()

@@ -259,7 +259,7 @@ def _outputs(values) -> list[tuple[str | None, str]]:
     format (only a known format name before the first `:` does: `./sarif:x` is a path)."""
     from vllm_preflight.errors import UsageProblem
 
-    out = []
+    out: list[tuple[str | None, str]] = []
     for v in values:
         head, sep, rest = str(v).partition(":")
         if sep and head in FORMATS:
