@@ -190,8 +190,8 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
                                                  "skip_non_deployments"))
         require = not skip_non_deployments
         outputs = _outputs(output_file if isinstance(output_file, (list, tuple)) else (output_file,))
-        keep = project.selected(proj, _rules(select), _rules(extend_select), _rules(ignore))
-        config = project.effective(proj, keep)
+        keep = project.selected(proj, _rules(select), _rules(extend_select))
+        config = project.effective(proj, _rules(ignore))
         command = ctx.meta.get("command_words")
         if gpu_cc:  # `NAME@X.Y`: gpus.get_gpu replaces the capability
             from vllm_preflight.gpus import parse_cc
@@ -211,6 +211,7 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     for r in report.results:
         outcome.ensure_refusal(r)
     ignores.apply(report, config)
+    project.deselect(report, keep)
     project.apply_severity(report, proj)
     for path in report.skipped:  # a link a walk did not follow is always said; the rest with -v
         if verbose or getattr(path, "always", False):

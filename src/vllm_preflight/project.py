@@ -10,7 +10,8 @@ their meaning and go to `ignores`; this module adds:
   `env = ["K=V"]` or `{K = "V"}`); an option given on the command line wins, and `--env` /
   `--assume` / `--extend-select` / `--ignore` / `--allow-path` add to the configuration's;
 - `select` / `extend-select` (rule codes or prefixes, as ruff: `["VP3"]` keeps the hazard
-  rules only; `ignore` takes prefixes too);
+  rules only; `ignore` takes prefixes too). A rule not selected is not reported and not counted;
+  one ignored (`ignore`, `--ignore`) counts as ignored, as it always did;
 - `[tool.vllm-preflight.severity]`: a rule code or prefix to `error`, `warning` or `info`
   (`VP302 = "info"`); the longest prefix wins. VP300 (vLLM refuses to start) stays an error
   and is always selected: vLLM still refuses.
@@ -237,27 +238,40 @@ def _severity(path: str, table) -> tuple:
 
 # --- applying ------------------------------------------------------------------------------
 
-def selected(project: Project, select=None, extend_select=(), ignore=()) -> frozenset | None:
+def selected(project: Project, select=None, extend_select=()) -> frozenset | None:
     """The rules to report (None: every rule): `select` (the command line's, else the
-    configuration's) plus every `extend-select`, minus the command line's `ignore`."""
+    configuration's) plus every `extend-select` (the configuration's and the command line's)."""
     from vllm_preflight.findings import RULES
 
     base = expand(select, "--select") if select else project.select
     extra = (*project.extend_select, *expand(extend_select, "--extend-select"))
-    dropped = set(expand(ignore, "--ignore")) - {ALWAYS}
-    if base is None and not dropped:
+    if base is None:
         return None
-    keep = set(RULES if base is None else base) | set(extra) | {ALWAYS}
-    return frozenset(keep - dropped)
+    keep = frozenset(base) | frozenset(extra) | {ALWAYS}
+    return None if keep >= frozenset(RULES) else keep
 
 
-def effective(project: Project, keep: frozenset | None) -> ignores.Config:
-    """The ignores' configuration with the rules not selected silenced everywhere."""
-    if keep is None:
+def effective(project: Project, ignore=()) -> ignores.Config:
+    """The ignores' configuration with the command line's `--ignore` rules added to `ignore`
+    (they count as ignored, as the configuration's do)."""
+    if not ignore:
         return project.ignores
-    from vllm_preflight.findings import RULES
+    extra = frozenset(expand(ignore, "--ignore")) - {ALWAYS}
+    return dataclasses.replace(project.ignores, ignore=project.ignores.ignore | extra)
 
-    return dataclasses.replace(project.ignores, ignore=project.ignores.ignore | (frozenset(RULES) - keep))
+
+def deselect(report, keep: frozenset | None) -> int:
+    """Drop the findings of rules not selected (after ignores: an inline ignore of such a rule
+    is still used, not reported as unused); how many were dropped. VP300 always stays."""
+    if keep is None:
+        return 0
+    dropped = 0
+    for r in report.results:
+        findings = r.extra.get("findings") or []
+        kept = [f for f in findings if f.get("rule") in keep or f.get("rule") == ALWAYS]
+        dropped += len(findings) - len(kept)
+        r.extra["findings"] = kept
+    return dropped
 
 
 def severity_of(project: Project, rule: str, current: str) -> str:

@@ -113,6 +113,15 @@ def test_select_ignore_and_extend_select_take_codes_and_prefixes(work):
     assert rules("--select", "ALL", "--ignore", "VP108") == {"VP201", "VP300", "VP101"}
 
 
+def test_a_rule_not_selected_is_not_counted_and_its_inline_ignore_is_not_unused(work):
+    work("dup.sh", DUPLICATE.rstrip("\n") + "  # vllm-preflight: ignore[VP108]\n")
+    work("dup2.sh", DUPLICATE)
+    r = run_check("--format", "concise", "--select", "VP2,VP390", "dup.sh", "dup2.sh")
+    assert r.out.strip() == "no findings in 2 servers; 1 ignored"  # the inline ignore's; dup2's VP108 not selected
+    r = run_check("--format", "concise", "--ignore", "VP108", "dup2.sh")
+    assert r.out.strip() == "no findings in 1 server; 1 ignored"  # --ignore counts as the config's ignore
+
+
 def test_an_unknown_rule_or_prefix_is_a_usage_error(work):
     work("dup.sh", DUPLICATE)
     r = run_check("--select", "VP9", "dup.sh")
