@@ -99,17 +99,18 @@ class Out:
 KEEP = "keep"  # a piece's third item: never wrapped inside
 
 
-def wrap(parts: list, width: int, keep: list[bool] | None = None) -> list[list]:
+def wrap(parts: list, width: int, keep: list[bool] | None = None, hang: int | None = None) -> list[list]:
     """(text, style) pieces as physical lines of at most `width` columns, broken only at spaces
     (not those `keep` marks); a word longer than the room left stands alone on its line, whole.
-    Continuation lines are indented two columns past the line's own indent."""
+    Continuation lines are indented two columns past the line's own indent (or `hang` columns)."""
     text = "".join(t for t, _ in parts)
     if len(text) <= width:
         return [parts]
     styles = [s for t, s in parts for _ in t]
     keep = keep or [False] * len(text)
     indent = len(text) - len(text.lstrip(" "))
-    hang = " " * (indent + 2 if indent + 2 <= width // 2 else 0)
+    lead = indent + 2 if hang is None else hang
+    pad = " " * (lead if lead <= width * 2 // 3 else 2 if indent + 2 <= width // 2 else 0)
     words = []  # (start, end): runs between breakable spaces
     i, n = indent, len(text)
     while i < n:
@@ -127,7 +128,7 @@ def wrap(parts: list, width: int, keep: list[bool] | None = None) -> list[list]:
     for w in words:
         if group and len(prefix) + w[1] - group[0][0] > width:
             rows.append(_slice(text, styles, group[0][0], group[-1][1], prefix))
-            prefix, group = hang, []
+            prefix, group = pad, []
         group.append(w)
     if group:
         rows.append(_slice(text, styles, group[0][0], group[-1][1], prefix))
@@ -145,6 +146,17 @@ def _slice(text: str, styles: list, a: int, b: int, prefix: str) -> list:
         out.append((text[k:m], styles[k]))
         k = m
     return out
+
+
+def fit(lines, stream=None, hang: int | None = None) -> str:
+    """Plain lines (no style) wrapped between words to the terminal `stream` is (standard
+    output), unchanged when it is a pipe or a file; for the help-like texts of `explain` and
+    `rules`."""
+    width = terminal_width(stream)
+    if width is None:
+        return "\n".join(lines)
+    return "\n".join("".join(t for t, _ in row) for line in lines
+                     for row in wrap([(line, None)], width, hang=hang))
 
 
 def color_wanted(color: str = "auto", stream=None) -> bool:
