@@ -89,6 +89,6 @@ def explain(code: str) -> None:
     from vllm_preflight.report.text_report import fit
 
     lines = explain_text(rule).split("\n")
-    examples = {i for i, line in enumerate(lines) if line.startswith("      ") or line.startswith("  vllm-preflight check")}
+    examples = {i for i, line in enumerate(lines) if line.startswith(("      ", "  vllm-preflight check"))}
     wrapped = [line if i in examples else fit([line]) for i, line in enumerate(lines)]  # examples stay as written
     click.echo("\n".join(wrapped))
