@@ -135,3 +135,16 @@ def test_action_fails_on_an_internal_error_and_says_so(shim, tmp_path):
                                        "sarif-file": str(tmp_path / "x.sarif")})
     assert out.returncode == 3 and "internal error" in out.stderr
     assert out.outputs["exit-code"] == "3" and out.outputs["findings"] == ""
+
+
+def test_readme_snippets_name_the_real_repository_and_the_version_tag():
+    """pre-commit's `rev` and the Action's ref are the release tag scheme (`v` + pyproject's
+    version), on the repository URL the project's metadata names; no placeholder owner."""
+    readme = (ROOT / "README.md").read_text()
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    version = re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1)
+    home = re.search(r'^Source = "https://github.com/([^"]+)"', pyproject, re.M).group(1)
+    assert "OWNER" not in readme and "OWNER" not in (ROOT / "action.yml").read_text()
+    assert re.search(rf"- repo: https://github.com/{re.escape(home)}\n\s+rev: v{re.escape(version)}\b", readme)
+    assert f"uses: {home}@v{version}" in readme
+    assert "tagged `v` + the `version` of `pyproject.toml`" in readme
