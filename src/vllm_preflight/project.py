@@ -179,9 +179,13 @@ def from_table(path: str, table, name: str = "the file") -> Project:
     options: dict = {}
     for key in STRINGS:
         if key in table:
-            if not isinstance(table[key], str) or not table[key]:
-                raise UsageProblem(f"{path}: {key} takes a string, e.g. {key} = \"...\"")
-            options[_param(key)] = table[key]
+            value = table[key]
+            if key == "gpu-cc" and isinstance(value, float):  # `gpu-cc: 9.0` in YAML
+                value = str(value)
+            if not isinstance(value, str) or not value:
+                raise UsageProblem(f"{path}: {key} takes a string in quotes, e.g. {key} = \"0.13.0\" "
+                                   f"(a bare 0.20 is the number 0.2)")
+            options[_param(key)] = value
     for key, choices in CHOICES.items():
         if key in table:
             if table[key] not in choices:

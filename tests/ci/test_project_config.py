@@ -150,6 +150,7 @@ def test_per_rule_severity_changes_every_format_and_the_exit_code(work):
     ('[tool.vllm-preflight.severity]\nVP9 = "info"\n', "severity names 'VP9'"),
     ('fail-on = "sometimes"\n', "fail-on takes one of error, warning, info, never"),
     ('offline = "yes"\n', "offline takes true or false"),
+    ("vllm-version = 0.20\n", "vllm-version takes a string in quotes"),
     ('env = "A=1"\n', "env takes a table of names to values"),
     ('no-such-key = 1\n', "unknown key 'no-such-key'"),
 ])
@@ -159,6 +160,13 @@ def test_a_bad_key_is_one_line_naming_the_file(work, body, says):
     r = run_check("dup.sh")
     assert r.code == 2 and "pyproject.toml" in r.err and says in r.err, r.err
     assert "Traceback" not in r.err
+
+
+def test_the_yaml_configuration_takes_the_same_keys(work):
+    work(".vllm-preflight.yaml", "fail-on: info\ngpu-cc: 9.0\nselect: [VP1]\nseverity:\n  VP108: warning\n")
+    work("dup.sh", DUPLICATE)
+    r = run_check("--format", "concise", "dup.sh")
+    assert r.code == 1 and ": warning VP108 " in r.out, r.out + r.err
 
 
 def test_statistics_counts_per_rule(work):
