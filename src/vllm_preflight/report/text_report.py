@@ -6,8 +6,9 @@ each change happened (rule ids, vLLM's own log lines, chains of rules), findings
 outcome depends on, the PR #29558 design where it differs, and the assumptions made.
 
 Renders only what the resolver and the rules recorded (`result.extra["plan"]`, `findings`...).
-On a terminal it colours through rich; piped or with NO_COLOR it writes plain lines, never
-wrapped. Every piece of every line goes through `safe_text.visible` in `Out.line`, the one
+On a terminal it colours through rich (`--color`, NO_COLOR, FORCE_COLOR: `color_wanted`) and
+wraps each line between words to the terminal's width (`wrap`: no word broken, continuations
+indented); piped or to a file it writes plain lines, never wrapped, padded or cut. Every piece of every line goes through `safe_text.visible` in `Out.line`, the one
 place that writes, so no text taken from an input can reach the terminal unescaped, nor start
 a line a CI runner reads as a command (`safe_text.line_start`'s rule).
 """
