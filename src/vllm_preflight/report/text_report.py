@@ -9,8 +9,9 @@ Renders only what the resolver and the rules recorded (`result.extra["plan"]`, `
 On a terminal it colours through rich (`--color`, NO_COLOR, FORCE_COLOR: `color_wanted`) and
 wraps each line between words to the terminal's width (`wrap`: no word broken, continuations
 indented); piped or to a file it writes plain lines, never wrapped, padded or cut. Every
-piece of every line goes through `safe_text.visible` in `Out.line`, the one place that writes, so no text taken from an input can reach the terminal unescaped, nor start
-a line a CI runner reads as a command (`safe_text.line_start`'s rule).
+piece of every line goes through `safe_text.visible` in `Out.line`, the one place that writes,
+so no text taken from an input can reach the terminal unescaped, nor start a line a CI runner
+reads as a command (`safe_text.line_start`'s rule).
 """
 from __future__ import annotations
 
