@@ -68,9 +68,10 @@ class Out:
         self.stream = stream or sys.stdout
         self.width = width
 
-    def line(self, *pieces) -> None:
+    def line(self, *pieces, hang: int | None = None) -> None:
         """Pieces: a str, (text, style), or (text, style, KEEP): a piece whose spaces are no
-        place to wrap (`partition False` stays on one line)."""
+        place to wrap (`partition False` stays on one line). `hang`: the column continuation
+        lines start at (default: two past the line's indent)."""
         parts = []
         keep: list[bool] = []
         for p in pieces:
@@ -80,7 +81,7 @@ class Out:
         if starts_command("".join(t for t, _ in parts)):  # as safe_text.line_start
             parts.insert(0, ("\\", None))
             keep.insert(0, False)
-        for row in wrap(parts, self.width, keep) if self.width else [parts]:
+        for row in wrap(parts, self.width, keep, hang) if self.width else [parts]:
             self._write(row)
 
     def _write(self, parts) -> None:
@@ -221,14 +222,16 @@ def _written_text(row: dict, value: bool = True) -> str:
 def _row_line(out: Out, row: dict, width: int) -> None:
     steps = row["changes"]
     name = row["setting"].ljust(width)
+    hang = len("  ~ ") + width + 2  # a wrapped row continues under its value
     if steps:
         first = steps[0]["before"] if row.get("written") is None else row["written"]["value"]
         out.line("  ", ("~ ", "changed"), name, "  ", (change_text(first, row["resolved"]), "changed"),
-                 ("   " + _written_text(row) + "; " + ", ".join(dict.fromkeys(s["rule"] for s in steps)), "dim"))
+                 ("   " + _written_text(row) + "; " + ", ".join(dict.fromkeys(s["rule"] for s in steps)), "dim"),
+                 hang=hang)
     else:
         mark, style = ("= ", "same") if row.get("written") is not None else ("+ ", "default")
         out.line("  ", (mark, style), name, "  ", short(row["resolved"]),
-                 ("   " + _written_text(row, value=False), "dim"))
+                 ("   " + _written_text(row, value=False), "dim"), hang=hang)
 
 
 def _why(out: Out, res, rows: list[dict]) -> None:
