@@ -93,9 +93,15 @@ class _Words:
         start = col - 1
         if start >= len(text) or text[start].isspace():
             return None
+        if text[start] in "\"'":  # a quoted word: to its closing quote
+            close = text.find(text[start], start + 1)
+            if close > start:
+                return close + 2
         stop = start
         while stop < len(text) and not text[stop].isspace():
             stop += 1
+        while stop > start + 1 and text[stop - 1] in ",;":  # a list's separator is not the word's
+            stop -= 1
         return stop + 1
 
     def _read(self, file: str) -> list[str] | None:
