@@ -68,6 +68,10 @@ def test_action_is_composite_and_passes_inputs_through_env():
     assert set(step["env"]) == {"INPUT_PATHS", "INPUT_VLLM_VERSION", "INPUT_TARGET", "INPUT_FAIL_ON",
                                 "INPUT_SARIF_FILE"}
     assert set(ACTION["inputs"]) >= {"paths", "vllm-version", "target", "fail-on", "sarif-file"}
+    assert "|| true" not in step["run"]  # nothing hides the check's exit status
+    assert set(ACTION["outputs"]) == {"exit-code", "findings", "errors", "warnings", "sarif-file"}
+    for out in ACTION["outputs"].values():
+        assert out["value"].startswith("${{ steps.check.outputs.")
 
 
 def _run_action(shim, **inputs):
