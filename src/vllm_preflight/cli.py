@@ -241,15 +241,21 @@ def project_settings():
 
 def _dashes_hint(command, report) -> None:
     """`check -- vllm serve ... --format json`: the tool's options after `--` are the server's."""
+    dashes_hint(command, check, [f for r in report.results for f in r.extra.get("findings") or []])
+
+
+def dashes_hint(command, tool: click.Command, findings) -> None:
+    """Say so when a word after `--` is one of `tool`'s own options that vLLM rejected (VP201)."""
     if not command:
         return
-    ours = {o for p in check.params for o in p.opts if o.startswith("--") and o != "--help"}
-    unknown = {str(f.get("message", "")).split("`")[1] for r in report.results for f in r.extra.get("findings") or []
+    ours = {o for p in tool.params for o in p.opts if o.startswith("--") and o != "--help"}
+    unknown = {str(f.get("message", "")).split("`")[1] for f in findings
                if f.get("rule") == "VP201" and str(f.get("message", "")).count("`") >= 2}
     misplaced = [w.split("=", 1)[0] for w in command if w.split("=", 1)[0] in ours & unknown]
     if misplaced:
-        say(f"hint: {', '.join(dict.fromkeys(misplaced))} after `--` is read as part of the vLLM command; "
-            f"vllm-preflight's own options go before `--` (check --format json -- vllm serve ...)")
+        names = list(dict.fromkeys(misplaced))
+        say(f"hint: {', '.join(names)} after `--` {'is' if len(names) == 1 else 'are'} read as part of the vLLM command; "
+            f"vllm-preflight's own options go before `--` ({tool.name} --format json -- vllm serve ...)")
 
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "junit")

@@ -211,6 +211,17 @@ def test_tool_options_after_dashes_get_a_hint():
     assert r.code == 1
     assert "hint: --format after `--` is read as part of the vLLM command" in r.err
     assert "hint" not in run_check("--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-0.6B").err
+    assert "hint" not in run_check("--", "vllm", "serve", "Qwen/Qwen3-0.6B", "--max-model-len", "4096").err
+
+
+def test_matrix_options_after_dashes_get_the_hint_too():
+    from click.testing import CliRunner
+
+    from vllm_preflight.cli import cli
+
+    r = CliRunner().invoke(cli, ["matrix", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-0.6B",
+                                 "--format", "json", "--vs"])
+    assert "hint: --format, --vs after `--` are read as part of the vLLM command" in r.output
 
 
 def test_summaries_pluralise(work):

@@ -141,6 +141,9 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
     for d in deployments:
         p = cells.plan(d, targets, axes, slice_)
         results.append((p, cells.rows(p, settings)))
+    from vllm_preflight.cli import dashes_hint
+
+    dashes_hint(command, matrix, [f for _, rows in results for r in rows for f in r.get("findings") or []])
     out = _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings, errors, color)
     if out is not None:  # the text renderer prints through rich itself
         click.echo(out, nl=False)
