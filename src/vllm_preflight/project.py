@@ -260,7 +260,9 @@ def effective(project: Project, ignore=()) -> ignores.Config:
     (they count as ignored, as the configuration's do)."""
     if not ignore:
         return project.ignores
-    extra = frozenset(expand(ignore, "--ignore")) - {ALWAYS}
+    if ALWAYS in (str(p).strip().upper() for p in ignore):
+        raise UsageProblem(f"--ignore names {ALWAYS}, which cannot be ignored (vLLM would still refuse to start)")
+    extra = frozenset(expand(ignore, "--ignore")) - {ALWAYS}  # a prefix (`VP3`) leaves VP300 reported
     return dataclasses.replace(project.ignores, ignore=project.ignores.ignore | extra)
 
 

@@ -126,6 +126,8 @@ def test_an_unknown_rule_or_prefix_is_a_usage_error(work):
     work("dup.sh", DUPLICATE)
     r = run_check("--select", "VP9", "dup.sh")
     assert r.code == 2 and "--select names 'VP9', which is no rule code or prefix" in r.err
+    r = run_check("--ignore", "VP108,VP300", "dup.sh")
+    assert r.code == 2 and "--ignore names VP300, which cannot be ignored" in r.err
     _write_config(work, 'extend-select = ["XX"]\n')
     r = run_check("dup.sh")
     assert r.code == 2 and "pyproject.toml: extend-select names 'XX'" in r.err
