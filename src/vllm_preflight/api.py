@@ -18,6 +18,7 @@ class Report:
     results: list[Resolution] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # files read that hold no vLLM server
+    seconds: dict[int, float] = field(default_factory=dict)  # id(result) -> seconds its check took (JUnit)
 
 
 def target_name(vllm_version: str | None, target: str) -> str:
@@ -312,10 +313,14 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
     from vllm_preflight import model_files
 
     model_files.start(deployments, offline)  # `offline` None: HF_HUB_OFFLINE decides; hub models fetched at once
+    import time
+
     for d in deployments:
         try:
+            started = time.perf_counter()
             report.results.append(check_deployment(d, vllm_version=vllm_version, target=target, gpu=gpu,
                                                    env=list(env), model_assume=model_assume))
+            report.seconds[id(report.results[-1])] = time.perf_counter() - started
         except InputFailure as e:  # e.g. its model's config.json cannot be used: name the input too
             report.errors.extend(InputError(d.source, err.render(), d.location)
                                  for err in getattr(e, "errors", [e.error]))

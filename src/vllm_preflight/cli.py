@@ -90,15 +90,29 @@ class _CommandAfterDashes(click.Command):
         return super().parse_args(ctx, args)
 
 
+def _gpu_help() -> str:
+    from vllm_preflight.gpus import DEFAULT_GPU, GPUS
+
+    names = ", ".join(f"{n} (default)" if n == DEFAULT_GPU else n for n in GPUS)
+    return f"GPU the deployment runs on: {names}; a deployment file's `gpu` wins over the default."
+
+
+def _rules(values: tuple[str, ...]) -> list[str]:
+    """Rule codes or prefixes given as repeated options and/or comma lists (`VP301,VP1`)."""
+    return [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+
+VERBOSE_HELP = ("Also list every default vLLM filled in, the files skipped as holding no vLLM server, and the "
+                "parts of files left out (a Markdown block that is no command, a YAML document that is not read).")
+
+
 @cli.command(cls=_CommandAfterDashes)
 @click.option("--vllm-version", "vllm_version", metavar="V",
               help="vLLM release to resolve for (default: the newest supported, 0.33.0).")
 @click.option("--target", type=click.Choice(["release", "pr29558"]), default="release", show_default=True,
               help="`pr29558`: the unreleased PR #29558 design (MoE ops split out of piecewise "
                    "CUDA graphs for DeepEP high-throughput with DP>1), on its base vLLM 0.12.0.")
-@click.option("--gpu", default=None, metavar="GPU",
-              help="GPU the deployment runs on: H100, H200, H20, B200, GB200, B300, GB300, A100, L40S, "
-                   "RTX4090, RTX5090, RTXPRO6000, GB10 (default: a deployment file's `gpu`, else H200).")
+@click.option("--gpu", default=None, metavar="GPU", help=_gpu_help())
 @click.option("--gpu-cc", "gpu_cc", default=None, metavar="X.Y",
               help="CUDA compute capability of the GPU (e.g. 9.0, 10.0, 10.3, 12.0); replaces that of "
                    "--gpu for the runtime stage's attention-backend choice.")
@@ -117,11 +131,27 @@ class _CommandAfterDashes(click.Command):
 @click.option("--fail-on", "fail_on", default="error", show_default=True,
               type=click.Choice(["error", "warning", "info", "never"]),
               help="Exit 1 when a finding of this severity or above remains (a vLLM refusal is an error).")
+@click.option("--select", "select", multiple=True, metavar="RULES",
+              help="Report only these rules: codes or prefixes, comma-separated or repeated (VP3, VP301,VP1); "
+                   "replaces the configuration's `select`. VP300 (vLLM refuses) is always reported.")
+@click.option("--extend-select", "extend_select", multiple=True, metavar="RULES",
+              help="Report these rules besides the selected ones (codes or prefixes).")
+@click.option("--ignore", "ignore", multiple=True, metavar="RULES",
+              help="Do not report these rules (codes or prefixes); added to the configuration's `ignore`.")
+@click.option("--output-file", "-o", "output_file", multiple=True, metavar="[FORMAT:]PATH",
+              help="Write the report to PATH instead of standard output (messages stay on stderr); "
+                   "FORMAT:PATH writes that format there besides the --format report on standard output "
+                   "(e.g. --format github -o sarif:results.sarif: one run, both). Repeatable.")
+@click.option("--statistics", is_flag=True,
+              help="After the report, the number of findings per rule (on stderr with --output-file "
+                   "or a machine format).")
+@click.option("--color", "color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour the text report: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces "
+                   "it), always, never.")
 @click.option("--offline", is_flag=True,
               help="Read model files from local folders and the Hugging Face cache only; never the Hub "
                    "(HF_HUB_OFFLINE=1 does the same).")
-@click.option("--verbose", "-v", is_flag=True, help="Also list the files skipped as holding no vLLM server, and "
-              "the parts of files left out (a Markdown block that is no command, a YAML document that is not read).")
+@click.option("--verbose", "-v", is_flag=True, help=VERBOSE_HELP)
 @click.option("--allow-path", "allow_paths", multiple=True, metavar="DIR",
               help="A folder whose files an input may name (`--config`, `source`, `from:`) besides its own "
                    "folder tree; repeatable (also `allow-path` in the project config).")
@@ -133,27 +163,47 @@ class _CommandAfterDashes(click.Command):
                    "none at all exits 0 (the pre-commit hook passes every YAML and shell file).")
 # no click path checks: an unreadable input is that input's error, after the others are checked
 @click.argument("inputs", nargs=-1, type=click.Path(readable=False))
-def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fail_on, offline, verbose,
-          allow_paths, skip_non_deployments, inputs, role=None) -> None:
+def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fail_on, select, extend_select,
+          ignore, output_file, statistics, color, offline, verbose, allow_paths, skip_non_deployments,
+          inputs, role=None) -> None:
     """Resolve deployments: FILEs and folders (shell scripts, Markdown guides, vLLM --config YAML,
     Kubernetes manifests, Compose files, *.preflight.yaml; every vLLM server in them), or
-    `-- vllm serve MODEL ...`."""
-    from vllm_preflight import ignores, outcome
+    `-- vllm serve MODEL ...` (vllm-preflight's own options go before `--`).
+
+    Every option also has a key in the project configuration ([tool.vllm-preflight] in
+    pyproject.toml, or .vllm-preflight.yaml): its long name, e.g. fail-on = "warning"."""
+    from vllm_preflight import ignores, outcome, project
     from vllm_preflight.api import check_inputs
     from vllm_preflight.errors import UsageProblem
 
-    require = not skip_non_deployments
+    ctx = click.get_current_context()
     try:
-        config = project_config()  # a broken config file is a usage error before any work
-        command = click.get_current_context().meta.get("command_words")
+        proj = project_settings()  # a broken config file is a usage error before any work
+        given = {name: value for name, value in ctx.params.items()
+                 if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
+        opts = {**proj.options, **given}
+        for name in ("env", "assume"):  # the command line's come after the file's (later wins)
+            opts[name] = (*proj.options.get(name, ()), *given.get(name, ()))
+        vllm_version, target, gpu, gpu_cc = (opts.get(k, ctx.params[k]) for k in
+                                             ("vllm_version", "target", "gpu", "gpu_cc"))
+        input_format, fmt, fail_on, color, role = (opts.get(k, ctx.params[k]) for k in
+                                                   ("input_format", "fmt", "fail_on", "color", "role"))
+        output_file, statistics, offline, verbose, skip_non_deployments = (
+            opts.get(k, ctx.params[k]) for k in ("output_file", "statistics", "offline", "verbose",
+                                                 "skip_non_deployments"))
+        require = not skip_non_deployments
+        outputs = _outputs(output_file if isinstance(output_file, (list, tuple)) else (output_file,))
+        keep = project.selected(proj, _rules(select), _rules(extend_select))
+        config = project.effective(proj, _rules(ignore))
+        command = ctx.meta.get("command_words")
         if gpu_cc:  # `NAME@X.Y`: gpus.get_gpu replaces the capability
             from vllm_preflight.gpus import parse_cc
 
             parse_cc(gpu_cc)
             gpu = f"{gpu or ''}@{gpu_cc}"
         report = check_inputs(list(inputs), command=command, vllm_version=vllm_version,
-                              target=target, gpu=gpu, env=_pairs(env, "--env"),
-                              assume=_pairs(assume, "--assume"), input_format=input_format,
+                              target=target, gpu=gpu, env=_pairs(opts["env"], "--env"),
+                              assume=_pairs(opts["assume"], "--assume"), input_format=input_format,
                               require_servers=require, allow_paths=[*allow_paths, *config.allow_paths],
                               max_servers=config.max_servers, offline=True if offline else None,
                               role=role)
@@ -165,13 +215,95 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     for r in report.results:
         outcome.ensure_refusal(r)
     ignores.apply(report, config)
+    project.deselect(report, keep)
+    project.apply_severity(report, proj)
     for path in report.skipped:  # a link a walk did not follow is always said; the rest with -v
         if verbose or getattr(path, "always", False):
             say(f"skipped {path}: {getattr(path, 'reason', 'holds no vLLM server')}")
     if require and not report.results and not report.errors:
         say("no vLLM server found in what was given; nothing was checked")
-    _emit(lambda: _render(fmt, report, fail_on, verbose, require))
+    _dashes_hint(command, report)
+    to_stdout = True
+    for each, path in outputs:
+        to_stdout = to_stdout and each is not None
+        _write_file(path, lambda stream, each=each: _render(each or fmt, report, fail_on, verbose, require,
+                                                            "always" if color == "always" else "never", stream))
+    if to_stdout:
+        _emit(lambda: _render(fmt, report, fail_on, verbose, require, color))
+    if statistics:
+        _statistics(report, to_stderr=not to_stdout or fmt != "text")
     sys.exit(outcome.exit_code(report, fail_on, require_servers=require))
+
+
+def project_settings():
+    """The project configuration with every key (project.find), none when the working folder was
+    deleted: the search would start in run()'s stand-in and climb to folders the user never named."""
+    from vllm_preflight import project
+
+    return project.Project() if _STAND_IN else project.find()
+
+
+def _dashes_hint(command, report) -> None:
+    """`check -- vllm serve ... --format json`: the tool's options after `--` are the server's."""
+    dashes_hint(command, check, [f for r in report.results for f in r.extra.get("findings") or []])
+
+
+def dashes_hint(command, tool: click.Command, findings) -> None:
+    """Say so when a word after `--` is one of `tool`'s own options that vLLM rejected (VP201)."""
+    if not command:
+        return
+    ours = {o for p in tool.params for o in p.opts if o.startswith("--") and o != "--help"}
+    unknown = {str(f.get("message", "")).split("`")[1] for f in findings
+               if f.get("rule") == "VP201" and str(f.get("message", "")).count("`") >= 2}
+    misplaced = [w.split("=", 1)[0] for w in command if w.split("=", 1)[0] in ours & unknown]
+    if misplaced:
+        names = list(dict.fromkeys(misplaced))
+        say(f"hint: {', '.join(names)} after `--` {'is' if len(names) == 1 else 'are'} read as part of the vLLM command; "
+            f"vllm-preflight's own options go before `--` ({tool.name} --format json -- vllm serve ...)")
+
+
+FORMATS = ("text", "concise", "json", "sarif", "github", "junit")
+
+
+def _outputs(values) -> list[tuple[str | None, str]]:
+    """--output-file values as (format or None for --format's, path); `sarif:out.sarif` names its
+    format (only a known format name before the first `:` does: `./sarif:x` is a path)."""
+    from vllm_preflight.errors import UsageProblem
+
+    out: list[tuple[str | None, str]] = []
+    for v in values:
+        head, sep, rest = str(v).partition(":")
+        if sep and head in FORMATS:
+            if not rest:
+                raise UsageProblem(f"--output-file {v}: give a path after `{head}:`")
+            out.append((head, rest))
+        elif v:
+            out.append((None, str(v)))
+    if sum(1 for f, _ in out if f is None) > 1:
+        raise UsageProblem("--output-file: the --format report goes to one PATH; name the others' "
+                           "format (sarif:PATH)")
+    return out
+
+
+def _statistics(report, to_stderr: bool) -> None:
+    from vllm_preflight import project
+    from vllm_preflight.findings import RULES
+
+    rows = project.statistics(report)
+    lines = [f"{n:>5}  {rule}  {severity:<7}  {getattr(RULES.get(rule), 'name', '')}".rstrip()
+             for rule, severity, n in rows] or ["    0  findings"]
+    for line in lines:
+        click.echo(line, err=to_stderr)
+
+
+def _write_file(path: str, write) -> None:
+    from vllm_preflight.errors import UsageProblem
+
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+            write(stream)
+    except OSError as e:
+        raise usage_error(UsageProblem(f"--output-file {path}: cannot write: {e.strerror or e}")) from None
 
 
 def hub_notice() -> None:
@@ -185,12 +317,14 @@ def hub_notice() -> None:
         say(f"read model files from {endpoint()}: {', '.join(got)} (--offline: cache only)")
 
 
-def _render(fmt: str, report, fail_on: str, verbose: bool, require: bool) -> None:
-    """Write the report; machine formats import neither rich nor the text report."""
+def _render(fmt: str, report, fail_on: str, verbose: bool, require: bool, color: str = "auto",
+            stream=None) -> None:
+    """Write the report to `stream` (standard output); machine formats import neither rich nor
+    the text report."""
     if fmt == "text":
-        from vllm_preflight.report.text_report import render_text
+        from vllm_preflight.report.text_report import make_out, render_text
 
-        render_text(report, verbose=verbose)
+        render_text(report, verbose=verbose, out=make_out(color=color, stream=stream))
         return
     if fmt == "json":
         from vllm_preflight.report.json_report import render_json
@@ -213,7 +347,7 @@ def _render(fmt: str, report, fail_on: str, verbose: bool, require: bool) -> Non
 
         text = render_junit(report, fail_on)
     if text:
-        click.echo(text)
+        click.echo(text, file=stream)
 
 
 def _emit(write) -> None:
@@ -241,11 +375,8 @@ _STAND_IN: str | None = None  # the empty folder run() works in when the current
 
 
 def project_config():
-    """The project configuration (ignores.find_config), none when the working folder was deleted:
-    the search would start in run()'s stand-in and climb to folders the user never named."""
-    from vllm_preflight import ignores
-
-    return ignores.Config() if _STAND_IN else ignores.find_config()
+    """The ignores' part of the project configuration (project_settings), as `matrix` reads it."""
+    return project_settings().ignores
 
 
 def _tolerant_output() -> None:

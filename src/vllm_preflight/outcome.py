@@ -81,6 +81,11 @@ def summary(report, fail_on: str = "error", *, require_servers: bool = True) -> 
             "exit_code": exit_code(report, fail_on, require_servers=require_servers)}
 
 
+def counted(n: int, severity: str) -> str:
+    """`1 error`, `2 errors`, `2 warnings`; `info` is a mass noun (`3 info`)."""
+    return f"{n} {severity}" if n == 1 or severity == "info" else f"{n} {severity}s"
+
+
 def summary_line(report, fail_on: str = "error") -> str:
     """One line for the end of `concise` output: counts by severity, and what fails the run."""
     c = counts(report)
@@ -90,7 +95,7 @@ def summary_line(report, fail_on: str = "error") -> str:
     if not total:
         text = f"no findings in {servers}"
     else:
-        parts = ", ".join(f"{c[s]} {s}" for s in SEVERITIES if c[s])
+        parts = ", ".join(counted(c[s], s) for s in SEVERITIES if c[s])
         text = f"{total} finding{'s' if total != 1 else ''} in {servers} ({parts})"
     ignored = getattr(report, "ignored", 0)
     if ignored:

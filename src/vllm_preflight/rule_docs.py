@@ -63,9 +63,12 @@ def rules(fmt: str) -> None:
         click.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity, "summary": r.summary,
                                 "why": r.why, "fix": r.fix, "source": r.source} for r in RULES.values()], indent=2))
         return
+    from vllm_preflight.report.text_report import fit
+
     width = max(len(r.name) for r in RULES.values())
-    for r in RULES.values():
-        click.echo(f"{r.code}  {r.name.ljust(width)}  {r.severity.ljust(7)}  {r.summary}")
+    # on a terminal a summary wraps between words, under its own column
+    click.echo(fit([f"{r.code}  {r.name.ljust(width)}  {r.severity.ljust(7)}  {r.summary}" for r in RULES.values()],
+                   hang=len("VP000  ") + width + len("  warning  ")))
 
 
 @click.command("explain")
@@ -83,4 +86,9 @@ def explain(code: str) -> None:
         close = [letter_o] if letter_o in RULES else difflib.get_close_matches(wanted, names, n=1)
         hint = f"; did you mean {close[0]}?" if close else "; `vllm-preflight rules` lists them"
         raise click.UsageError(f"no rule {wanted!r}{hint}")
-    click.echo(explain_text(rule))
+    from vllm_preflight.report.text_report import fit
+
+    lines = explain_text(rule).split("\n")
+    examples = {i for i, line in enumerate(lines) if line.startswith(("      ", "  vllm-preflight check"))}
+    wrapped = [line if i in examples else fit([line]) for i, line in enumerate(lines)]  # examples stay as written
+    click.echo("\n".join(wrapped))

@@ -126,7 +126,7 @@ def test_config_silences_vp390(work):
 
 
 @pytest.mark.parametrize("name, text, says", [
-    (".vllm-preflight.yaml", "ignore: [VP1]\n", "names 'VP1', which is no rule"),
+    (".vllm-preflight.yaml", "ignore: [VP9]\n", "names 'VP9', which is no rule"),  # codes or prefixes
     (".vllm-preflight.yaml", "ignore: VP108\n", "takes a list of rule codes"),
     (".vllm-preflight.yaml", "ignores: [VP108]\n", "unknown key 'ignores'"),
     (".vllm-preflight.yaml", "ignore: [VP300]\n", "cannot be ignored"),

@@ -68,10 +68,16 @@ def test_action_is_composite_and_passes_inputs_through_env():
     assert set(step["env"]) == {"INPUT_PATHS", "INPUT_VLLM_VERSION", "INPUT_TARGET", "INPUT_FAIL_ON",
                                 "INPUT_SARIF_FILE"}
     assert set(ACTION["inputs"]) >= {"paths", "vllm-version", "target", "fail-on", "sarif-file"}
+    assert "|| true" not in step["run"]  # nothing hides the check's exit status
+    assert set(ACTION["outputs"]) == {"exit-code", "findings", "errors", "warnings", "sarif-file"}
+    for out in ACTION["outputs"].values():
+        assert out["value"].startswith("${{ steps.check.outputs.")
 
 
 def _run_action(shim, **inputs):
     env, log = shim
+    outputs = log.parent / "github_output"
+    env = dict(env, GITHUB_OUTPUT=str(outputs), RUNNER_TEMP=str(log.parent))
     step = _check_step()
     defaults = {k: str(v.get("default", "")) for k, v in ACTION["inputs"].items()}
     defaults.update(inputs)
@@ -80,7 +86,12 @@ def _run_action(shim, **inputs):
     # as GitHub runs a bash step: bash --noprofile --norc -eo pipefail
     out = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=ROOT,
                          env=env, capture_output=True, text=True, timeout=300)
-    return out, [shlex.split(line) for line in log.read_text().splitlines()]
+    out.outputs = dict(line.split("=", 1) for line in outputs.read_text().splitlines()) if outputs.exists() else {}
+    argvs = [shlex.split(line) for line in log.read_text().splitlines()] if log.exists() else []
+    for argv in argvs:  # the JSON summary's temporary file, as the README writes it
+        argv[:] = [re.sub(r"^json:.*$", "json:SUMMARY", a) for a in argv]
+    assert not list(log.parent.glob("vllm-preflight.*")), "the summary file is removed"
+    return out, argvs
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="the Action's steps are bash")
@@ -88,8 +99,11 @@ def test_action_runs_the_documented_command_line_and_annotates(shim):
     readme = (ROOT / "README.md").read_text()
     documented = re.search(r"^vllm-preflight check --format github .*$", readme, re.MULTILINE).group(0)
     out, argvs = _run_action(shim, **{"paths": "examples/", "vllm-version": "0.13.0"})
-    assert argvs == [shlex.split(documented)[1:]]
+    assert argvs == [shlex.split(documented)[1:]]  # one run
     assert out.returncode == 1  # examples/verify-deepep-ht-mode-none-full.sh: VP301
+    assert out.outputs["exit-code"] == "1" and int(out.outputs["errors"]) >= 1
+    assert int(out.outputs["findings"]) >= int(out.outputs["errors"]) + int(out.outputs["warnings"])
+    assert out.outputs["sarif-file"] == ""
     assert re.search(r"^::error file=examples/verify-deepep-ht-mode-none-full\.sh,line=\d+,col=\d+,title=VP301::",
                      out.stdout, re.MULTILINE), out.stdout + out.stderr
 
@@ -100,7 +114,41 @@ def test_action_sarif_file_and_several_paths(shim, tmp_path):
     out, argvs = _run_action(shim, **{"paths": "examples/deepep-ht-dp8.sh\nexamples/deepep-ht-dp8-piecewise.sh",
                                       "fail-on": "never", "target": "pr29558", "sarif-file": str(sarif)})
     paths = ["examples/deepep-ht-dp8.sh", "examples/deepep-ht-dp8-piecewise.sh"]
-    assert argvs == [["check", "--format", "sarif", "--fail-on", "never", "--target", "pr29558", *paths],
-                     ["check", "--format", "github", "--fail-on", "never", "--target", "pr29558", *paths]]
+    assert argvs == [["check", "--format", "github", "--fail-on", "never", "--output-file", "json:SUMMARY",
+                      "--target", "pr29558", "--output-file", f"sarif:{sarif}", *paths]]  # one run for both
     assert out.returncode == 0
     assert '"version": "2.1.0"' in sarif.read_text()
+    assert out.outputs["sarif-file"] == str(sarif) and out.outputs["exit-code"] == "0"
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the Action's steps are bash")
+@pytest.mark.parametrize("fail_on", ["never", "error"])
+def test_action_fails_on_unreadable_input_whatever_fail_on_says(shim, fail_on):
+    out, _argvs = _run_action(shim, **{"paths": "examples/deepep-ht-dp8.sh no-such-file.sh", "fail-on": fail_on})
+    assert out.returncode == 2 and out.outputs["exit-code"] == "2", out.stderr
+    assert "no-such-file.sh" in out.stdout  # its annotation
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the Action's steps are bash")
+def test_action_fails_on_an_internal_error_and_says_so(shim, tmp_path):
+    env, log = shim
+    broken = tmp_path / "bin" / "vllm-preflight"  # a tool that crashes (exit 3) before any report
+    broken.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$*\" >> {shlex.quote(str(log))}\n"
+                      "echo 'vllm-preflight: internal error: RuntimeError: boom' >&2\nexit 3\n")
+    out, _argvs = _run_action(shim, **{"paths": "examples/deepep-ht-dp8.sh", "fail-on": "never",
+                                       "sarif-file": str(tmp_path / "x.sarif")})
+    assert out.returncode == 3 and "internal error" in out.stderr
+    assert out.outputs["exit-code"] == "3" and out.outputs["findings"] == ""
+
+
+def test_readme_snippets_name_the_real_repository_and_the_version_tag():
+    """pre-commit's `rev` and the Action's ref are the release tag scheme (`v` + pyproject's
+    version), on the repository URL the project's metadata names; no placeholder owner."""
+    readme = (ROOT / "README.md").read_text()
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    version = re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1)
+    home = re.search(r'^Source = "https://github.com/([^"]+)"', pyproject, re.M).group(1)
+    assert "OWNER" not in readme and "OWNER" not in (ROOT / "action.yml").read_text()
+    assert re.search(rf"- repo: https://github.com/{re.escape(home)}\n\s+rev: v{re.escape(version)}\b", readme)
+    assert f"uses: {home}@v{version}" in readme
+    assert "tagged `v` + the `version` of `pyproject.toml`" in readme

@@ -32,7 +32,7 @@ def test_concise_is_one_problem_matcher_line_per_finding(three):
     got = {(p["file"], p["line"], p["col"], p["sev"], p["rule"]) for p in parsed}
     assert got == {("refuse.sh", "1", "28", "error", "VP201"), ("refuse.sh", "1", "1", "error", "VP300"),
                    ("dup.sh", "1", "28", "info", "VP108"), ("cont.sh", "2", "1", "warning", "VP101")}
-    assert last == "4 findings in 3 servers (2 error, 1 warning, 1 info)"
+    assert last == "4 findings in 3 servers (2 errors, 1 warning, 1 info)"
     refusal = next(p for p in parsed if p["rule"] == "VP300")
     assert "would refuse to start" in refusal["msg"] and "--no-such-flag" in refusal["msg"]
 
@@ -90,8 +90,10 @@ def test_sarif_is_valid_2_1_0_with_rules_and_physical_locations(three, work):
     assert {k: len(v) for k, v in by_rule.items()} == {"VP201": 1, "VP300": 1, "VP108": 2, "VP101": 1}
     vp201 = by_rule["VP201"][0]
     assert vp201["level"] == "error"
+    # refuse.sh: `vllm serve Qwen/Qwen3-0.6B --no-such-flag`; the region is the flag's word
     assert vp201["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "refuse.sh"}, "region": {"startLine": 1, "startColumn": 28}}
+        "artifactLocation": {"uri": "refuse.sh", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 1, "startColumn": 28, "endLine": 1, "endColumn": 28 + len("--no-such-flag")}}
     assert by_rule["VP101"][0]["level"] == "warning" and by_rule["VP108"][0]["level"] == "note"
     uris = {x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for x in by_rule["VP108"]}
     assert uris == {"dup.sh", "with%20space.sh"}
@@ -99,6 +101,26 @@ def test_sarif_is_valid_2_1_0_with_rules_and_physical_locations(three, work):
     assert run["invocations"][0]["executionSuccessful"] is False
     assert note["level"] == "error" and "cannot read" in note["message"]["text"]
     assert rules[[x["id"] for x in rules].index("VP101")]["defaultConfiguration"]["level"] == "warning"
+    # what GitHub code scanning reads
+    assert run["tool"]["driver"]["informationUri"].startswith("https://")
+    assert run["automationDetails"]["id"] == "vllm-preflight/"
+    assert "%SRCROOT%" in run["originalUriBaseIds"]
+    for rule in rules[:len(RULES)]:
+        assert rule["helpUri"].endswith("docs/rules.md#" + rule["id"].lower())
+        assert rule["id"] in rule["help"]["markdown"] and rule["help"]["text"]
+    marks = [x["partialFingerprints"]["vllmPreflightFinding/v1"] for x in run["results"]]
+    assert len(set(marks)) == len(marks)
+
+
+def test_sarif_fingerprints_survive_moved_lines_and_absolute_paths_inside_are_relative(work):
+    work("a.sh", REFUSES)
+    first = json.loads(run_check("--format", "sarif", "a.sh").out)["runs"][0]["results"]
+    work("a.sh", "# a comment line added above\n\n" + REFUSES)
+    moved = json.loads(run_check("--format", "sarif", str(Path("a.sh").resolve())).out)["runs"][0]["results"]
+    assert [x["locations"][0]["physicalLocation"]["region"]["startLine"] for x in moved] == [3, 3]
+    assert [x["locations"][0]["physicalLocation"]["artifactLocation"] for x in moved] == \
+        [{"uri": "a.sh", "uriBaseId": "%SRCROOT%"}] * 2
+    assert [x["partialFingerprints"] for x in first] == [x["partialFingerprints"] for x in moved]
 
 
 def test_sarif_without_findings_is_valid(work):
@@ -160,6 +182,10 @@ def test_junit_one_case_per_server_failures_at_fail_on(three):
     assert cases["dup.sh"].find("failure") is None and "VP108" in cases["dup.sh"].find("system-out").text
     stricter = ET.fromstring(run_check("--format", "junit", "--fail-on", "info", *three).out).find("testsuite")
     assert stricter.get("failures") == "3"
+    # `time`: seconds per case (to the millisecond: a refusal may take less), the suite and the run their sum
+    times = [float(c.get("time")) for c in suite.findall("testcase")]
+    assert all(t >= 0 for t in times) and sum(times) > 0
+    assert float(suite.get("time")) == float(root.get("time")) == pytest.approx(sum(times), abs=0.01)
 
 
 def test_junit_stays_xml_with_control_characters_and_unreadable_input(work):
@@ -221,3 +247,16 @@ def test_every_machine_format_on_the_bundled_examples(monkeypatch):
     assert all(re.match(r"^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,title=VP\d{3}(?: · [^:]+)?::", g) for g in github)
     suite = ET.fromstring(run_check("--format", "junit", "examples").out).find("testsuite")
     assert int(suite.get("tests")) == len(json.loads(run_check("--format", "json", "examples").out)["results"])
+
+
+def test_sarif_region_ends_where_the_word_ends():
+    from vllm_preflight.report.sarif import _Words
+
+    words = _Words()
+    words.lines["f"] = ['args: ["--a", "b c"]', "  - --tp=2, x", "vllm serve m --x 1"]
+    assert words.end("f", 1, 8) == 8 + len('"--a"')  # a quoted word, its quotes included
+    assert words.end("f", 1, 15) == 15 + len('"b c"')
+    assert words.end("f", 2, 5) == 5 + len("--tp=2")  # the separator left out
+    assert words.end("f", 3, 14) == 14 + len("--x")
+    assert words.end("f", 3, 4) == 5  # `l` of vllm: to the word's end
+    assert words.end("f", 4, 1) is None and words.end("f", 3, 5) is None  # no line; a space

@@ -47,17 +47,20 @@ ALLOWED: dict[str, set[str]] = {
     "outcome": set(),
     # what of an input-named file a finding may quote (issue 25): vLLM's vocabulary, else the place
     "private_text": {"model", "load", "modelfacts", "schema"},
-    "rule_docs": {"findings"},
+    "rule_docs": {"findings", "report"},  # report: wrapping to the terminal's width
     "ignores": {"identity", "model", "errors", "findings", "load"},
     "arguments": {"errors", "load"},
-    "api": {"identity", "model", "errors", "gpus", "findings", "hazards", "load", "model_kind", "plan", "releases", "resolve",
-            "schema", "written", "arguments", "model_files", "modelfacts", "private_text"},
+    "project": {"errors", "findings", "ignores"},  # the project configuration: a key per `check` option
+    "api": {"identity", "model", "errors", "gpus", "findings", "hazards", "load", "model_kind", "plan", "releases",
+            "resolve", "schema", "written", "arguments", "model_files", "modelfacts", "private_text"},
     "report": {"identity", "__init__", "model", "findings", "outcome", "resolve", "safe_text"},
-    "cli": {"__init__", "api", "errors", "gpus", "ignores", "interrupts", "model_files", "outcome", "report",
-            "safe_text"},
+    "cli": {"__init__", "api", "errors", "findings", "gpus", "ignores", "interrupts", "model_files", "outcome",
+            "project", "report", "safe_text"},
     "__main__": {"cli"},
-    "matrix": {"identity", "__init__", "api", "cli", "differences", "errors", "findings", "gpus", "interrupts", "load", "model", "modelfacts",
-               "model_files", "releases", "resolve", "safe_text", "schema", "verify"},
+    "matrix": {"identity", "__init__", "api", "cli", "differences", "errors", "findings", "gpus", "interrupts", "load",
+               "model", "modelfacts", "model_files", "releases", "report", "resolve", "safe_text", "schema",
+               "verify"},  # report: the text report's Out (colour, width, wrapping between words) draws the
+    # terminal table too
     # -- on top: the only room that imports torch
     "verify": {"__init__", "api", "capture", "cli", "errors", "gpus", "releases", "safe_text"},
 }

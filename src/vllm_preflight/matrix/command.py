@@ -13,7 +13,16 @@ import sys
 
 import click
 
-from vllm_preflight.cli import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, _CommandAfterDashes, _pairs, say, usage_error
+from vllm_preflight.cli import (
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_USAGE,
+    _CommandAfterDashes,
+    _gpu_help,
+    _pairs,
+    say,
+    usage_error,
+)
 
 FORMATS = ("text", "markdown", "html", "csv", "json")
 
@@ -33,7 +42,7 @@ FORMATS = ("text", "markdown", "html", "csv", "json")
 @click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(["refused", "off", "hazard"]),
               help="Exit 1 when some cell has this outcome (for CI).")
 @click.option("--no-fold", is_flag=True, help="One line per cell (no folding).")
-@click.option("--gpu", default=None, metavar="GPU", help="H100, H200 (default), B200, GB200, A100.")
+@click.option("--gpu", default=None, metavar="GPU", help=_gpu_help())
 @click.option("--env", "env", multiple=True, metavar="K=V", help="Environment variable of the deployment.")
 @click.option("--assume", "assume", multiple=True, metavar="K=V", help="Pin a fact, e.g. model.is_moe=true.")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
@@ -44,9 +53,11 @@ FORMATS = ("text", "markdown", "html", "csv", "json")
                    "configuration's matrix-max-cells); past it: exit 2, nothing resolved.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--offline", is_flag=True, help="Read model files from local folders and the Hugging Face cache only.")
+@click.option("--color", "color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour the text table (auto: a terminal, unless NO_COLOR; FORCE_COLOR forces it).")
 @click.argument("inputs", nargs=-1, type=click.Path())
 def matrix(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
-           jobs, max_cells, fmt, offline, inputs) -> None:
+           jobs, max_cells, fmt, offline, color, inputs) -> None:
     """One deployment across every release (FILE or `-- vllm serve ...`), or every combination of
     --axes, in one table: refused, cudagraph_mode, compile mode, MoE split, hazards."""
     from vllm_preflight.errors import UsageProblem
@@ -55,7 +66,7 @@ def matrix(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold
     try:
         code = _run(versions, axes_text, list(where), vs, advise, records_dir, set(fail_on), no_fold, gpu,
                     _pairs(env, "--env"), _pairs(assume, "--assume"), input_format, jobs, fmt, list(inputs),
-                    command, max_cells, offline=True if offline else None)
+                    command, max_cells, offline=True if offline else None, color=color)
     except UsageProblem as e:
         raise usage_error(e) from None
     sys.exit(code)
@@ -70,7 +81,7 @@ def cell_limit(max_cells: int | None) -> int:
 
 
 def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, gpu, env, assume, input_format,
-         jobs, fmt, inputs, command, max_cells=None, offline: bool | None = None) -> int:
+         jobs, fmt, inputs, command, max_cells=None, offline: bool | None = None, color: str = "auto") -> int:
     from vllm_preflight.api import load_inputs, split_assume
     from vllm_preflight.errors import InputError, UsageProblem
     from vllm_preflight.gpus import get_gpu
@@ -133,7 +144,10 @@ def _run(versions, axes_text, where, vs, advise, records_dir, fail_on, no_fold, 
         for r in rows:  # every row carries its deployment's one name (identity.server_name), as check's
             r["name"] = _name(p)
         results.append((p, rows))
-    out = _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings, errors)
+    from vllm_preflight.cli import dashes_hint
+
+    dashes_hint(command, matrix, [f for _, rows in results for r in rows for f in r.get("findings") or []])
+    out = _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings, errors, color)
     if out is not None:  # the text renderer prints through rich itself
         click.echo(out, nl=False)
     if errors:
@@ -166,7 +180,7 @@ def _name(p) -> str:
     return server_name(p.base) if p.base.source != "vllm serve (matrix cell)" else p.base.source
 
 
-def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings, errors=()):
+def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings, errors=(), color="auto"):
     from vllm_preflight.matrix import advise as advise_mod
     from vllm_preflight.matrix import diff as diff_mod
     from vllm_preflight.matrix import records as records_mod
@@ -218,8 +232,9 @@ def _render(results, targets, axes, fmt, vs, advise, evidence, no_fold, settings
             f"{len(tables)} deployments"
         return html.render(tables, f"vllm-preflight matrix · {title}", _subtitle(targets, axes), extra)
     from vllm_preflight.matrix.render import text
+    from vllm_preflight.report.text_report import make_out
 
-    text.render(tables, extra_lines=extra)
+    text.render(tables, extra_lines=extra, out=make_out(color=color))
     return None
 
 

@@ -80,14 +80,14 @@ def of(row: dict, evidence: str = "") -> Outcome:
                    why(row))
 
 
-def why(row: dict, limit: int = 70) -> str:
-    """The one reason a reader needs on the line: vLLM's error, the rule that turned graphs off,
-    or the hazard's name."""
+def why(row: dict, limit: int | None = None) -> str:
+    """The one reason a reader needs on the line: vLLM's error (its first line, whole unless a
+    `limit` is given), the rule that turned graphs off, or the hazard's name."""
     if row.get("vllm_error"):
         lines = [x.strip() for x in (row["vllm_error"].get("message") or "").splitlines() if x.strip()]
         # pydantic's first line only counts errors ("1 validation error for VllmConfig"): the next says which
         msg = lines[1] if len(lines) > 1 and "validation error" in lines[0] else (lines or [""])[0]
-        return msg if len(msg) <= limit else msg[:limit - 1] + "…"
+        return msg if limit is None or len(msg) <= limit else msg[:limit - 1] + "…"
     cc = (row.get("resolved") or {}).get("compilation_config") or {}
     rt = (row.get("resolved") or {}).get("runtime") or {}
     if rt.get("cudagraph_mode") == "NONE" and cc.get("cudagraph_mode") != "NONE":

@@ -2,8 +2,9 @@
 
 One test case per server checked (classname: its file; name: the server and release). Findings at
 or above `--fail-on` (and a vLLM refusal) are its failures; the others are listed in its
-system-out. An input that could not be read is a test case with an error. XML 1.0 cannot hold
-control characters, so text passes through safe_text.visible.
+system-out. An input that could not be read is a test case with an error. Each test case has
+the seconds its server took to check as `time`, the suite and the whole run their sum. XML 1.0
+cannot hold control characters, so text passes through safe_text.visible.
 """
 from __future__ import annotations
 
@@ -25,10 +26,14 @@ def as_element(report, fail_on: str = "error") -> ET.Element:
     suites = ET.Element("testsuites", name="vllm-preflight")
     suite = ET.SubElement(suites, "testsuite", name="vllm-preflight check")
     failures = errors = 0
+    seconds = getattr(report, "seconds", None) or {}
+    total = 0.0
     for r in report.results:
         server = r.extra.get("location") or {}
+        took = seconds.get(id(r), 0.0)
+        total += took
         case = ET.SubElement(suite, "testcase", classname=visible(server.get("file") or r.source),
-                             name=visible(_case_name(r)))
+                             name=visible(_case_name(r)), time=f"{took:.3f}")
         failed: list[tuple[dict, str]] = []
         other: list[tuple[dict, str]] = []
         for f in findings_of(r):
@@ -47,12 +52,14 @@ def as_element(report, fail_on: str = "error") -> ET.Element:
     for err in report.errors:
         errors += 1
         file, line, _col = error_place(err)
-        case = ET.SubElement(suite, "testcase", classname=visible(file), name=visible(f"{file}:{line}"))
+        case = ET.SubElement(suite, "testcase", classname=visible(file), name=visible(f"{file}:{line}"),
+                             time="0.000")
         ET.SubElement(case, "error", type="input", message=visible(err.message)).text = line_start(err.render(), path=True)
     counts = {"tests": len(report.results) + len(report.errors), "failures": failures, "errors": errors}
     for el in (suite, suites):
         for k, n in counts.items():
             el.set(k, str(n))
+        el.set("time", f"{total:.3f}")
     return suites
 
 

@@ -6,10 +6,12 @@ each change happened (rule ids, vLLM's own log lines, chains of rules), findings
 outcome depends on, the PR #29558 design where it differs, and the assumptions made.
 
 Renders only what the resolver and the rules recorded (`result.extra["plan"]`, `findings`...).
-On a terminal it colours through rich; piped or with NO_COLOR it writes plain lines, never
-wrapped. Every piece of every line goes through `safe_text.visible` in `Out.line`, the one
-place that writes, so no text taken from an input can reach the terminal unescaped, nor start
-a line a CI runner reads as a command (`safe_text.line_start`'s rule).
+On a terminal it colours through rich (`--color`, NO_COLOR, FORCE_COLOR: `color_wanted`) and
+wraps each line between words to the terminal's width (`wrap`: no word broken, continuations
+indented); piped or to a file it writes plain lines, never wrapped, padded or cut. Every
+piece of every line goes through `safe_text.visible` in `Out.line`, the one place that writes,
+so no text taken from an input can reach the terminal unescaped, nor start a line a CI runner
+reads as a command (`safe_text.line_start`'s rule).
 """
 from __future__ import annotations
 
@@ -54,16 +56,38 @@ def change_text(before, after) -> str:
 
 
 class Out:
-    """Lines of (text, style) pieces, written through rich on a terminal, plainly otherwise."""
+    """Lines of (text, style) pieces, written through rich on a terminal, plainly otherwise.
 
-    def __init__(self, console=None, stream=None):
+    `width`: the terminal's columns. A line longer than that is wrapped between words, its
+    continuation lines indented under the line's own indent plus two spaces; a word longer than
+    a whole line stands on a line of its own (never cut). None (piped, a file): every line whole.
+    """
+
+    def __init__(self, console=None, stream=None, width: int | None = None):
         self.console = console
         self.stream = stream or sys.stdout
+        self.width = width
 
-    def line(self, *pieces) -> None:
-        parts = [(visible(p), None) if isinstance(p, str) else (visible(p[0]), p[1]) for p in pieces]
+    def line(self, *pieces, hang: int | None = None) -> None:
+        """Pieces: a str, (text, style), or (text, style, KEEP): a piece whose spaces are no
+        place to wrap (`partition False` stays on one line). `hang`: the column continuation
+        lines start at (default: two past the line's indent)."""
+        parts = []
+        keep: list[bool] = []
+        for p in pieces:
+            text, style = (visible(p), None) if isinstance(p, str) else (visible(p[0]), p[1])
+            parts.append((text, style))
+            keep += [len(p) > 2 and p[2] == KEEP if not isinstance(p, str) else False] * len(text)
         if starts_command("".join(t for t, _ in parts)):  # as safe_text.line_start
             parts.insert(0, ("\\", None))
+            keep.insert(0, False)
+        for row in wrap(parts, self.width, keep, hang) if self.width else [parts]:
+            self._write(row)
+
+    def _write(self, parts) -> None:
+        while parts and parts[-1][0].endswith(" "):  # no line ends in spaces (a piped line is never padded)
+            text = parts[-1][0].rstrip(" ")
+            parts = parts[:-1] + ([(text, parts[-1][1])] if text else [])
         if self.console is None:
             self.stream.write("".join(t for t, _ in parts) + "\n")
             return
@@ -75,14 +99,108 @@ class Out:
         self.console.print(text, soft_wrap=True, highlight=False)
 
 
-def make_out(console=None) -> Out:
-    if console is not None:
-        return Out(console)
-    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+KEEP = "keep"  # a piece's third item: never wrapped inside
+
+
+def wrap(parts: list, width: int, keep: list[bool] | None = None, hang: int | None = None) -> list[list]:
+    """(text, style) pieces as physical lines of at most `width` columns, broken only at spaces
+    (not those `keep` marks); a word longer than the room left stands alone on its line, whole.
+    Continuation lines are indented two columns past the line's own indent (or `hang` columns)."""
+    text = "".join(t for t, _ in parts)
+    if len(text) <= width:
+        return [parts]
+    styles = [s for t, s in parts for _ in t]
+    keep = keep or [False] * len(text)
+    indent = len(text) - len(text.lstrip(" "))
+    lead = indent + 2 if hang is None else hang
+    pad = " " * (lead if lead <= width * 2 // 3 else 2 if indent + 2 <= width // 2 else 0)
+    words = []  # (start, end): runs between breakable spaces
+    i, n = indent, len(text)
+    while i < n:
+        if text[i] == " " and not keep[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and not (text[j] == " " and not keep[j]):
+            j += 1
+        words.append((i, j))
+        i = j
+    rows: list[list] = []
+    group: list[tuple[int, int]] = []
+    prefix = text[:indent]
+    for w in words:
+        if group and len(prefix) + w[1] - group[0][0] > width:
+            rows.append(_slice(text, styles, group[0][0], group[-1][1], prefix))
+            prefix, group = pad, []
+        group.append(w)
+    if group:
+        rows.append(_slice(text, styles, group[0][0], group[-1][1], prefix))
+    return rows
+
+
+def _slice(text: str, styles: list, a: int, b: int, prefix: str) -> list:
+    """text[a:b] as (text, style) runs, after `prefix` (unstyled)."""
+    out: list = [(prefix, None)] if prefix else []
+    k = a
+    while k < b:
+        m = k
+        while m < b and styles[m] == styles[k]:
+            m += 1
+        out.append((text[k:m], styles[k]))
+        k = m
+    return out
+
+
+def fit(lines, stream=None, hang: int | None = None) -> str:
+    """Plain lines (no style) wrapped between words to the terminal `stream` is (standard
+    output), unchanged when it is a pipe or a file; for the help-like texts of `explain` and
+    `rules`."""
+    width = terminal_width(stream)
+    if width is None:
+        return "\n".join(lines)
+    return "\n".join("".join(t for t, _ in row) for line in lines
+                     for row in wrap([(line, None)], width, hang=hang))
+
+
+def color_wanted(color: str = "auto", stream=None) -> bool:
+    """--color: `always` and `never` win; `auto` colours a terminal unless NO_COLOR is set, and
+    FORCE_COLOR (any non-empty value) colours a pipe too (NO_COLOR wins over it)."""
+    if color != "auto":
+        return color == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    stream = stream or sys.stdout
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def terminal_width(stream=None) -> int | None:
+    """The columns to wrap at: the terminal's (COLUMNS wins, as rich reads it); None when the
+    report goes to a pipe or a file, whose lines are never wrapped."""
+    stream = stream or sys.stdout
+    if not getattr(stream, "isatty", lambda: False)():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (OSError, ValueError, AttributeError):
+        return 80
+
+
+def make_out(console=None, color: str = "auto", stream=None) -> Out:
+    if console is not None:  # a rich Console given (tests): wrap at its width when it is a terminal
+        return Out(console, width=console.width if console.is_terminal else None)
+    stream = stream or sys.stdout
+    width = terminal_width(stream)
+    if color_wanted(color, stream):
         from rich.console import Console
 
-        return Out(Console(highlight=False, soft_wrap=True))
-    return Out(None)
+        return Out(Console(file=stream, highlight=False, soft_wrap=True, force_terminal=True,
+                           width=width or 100_000, emoji=False), width=width)
+    return Out(None, stream, width=width)
 
 
 def _title(res) -> str:
@@ -104,14 +222,16 @@ def _written_text(row: dict, value: bool = True) -> str:
 def _row_line(out: Out, row: dict, width: int) -> None:
     steps = row["changes"]
     name = row["setting"].ljust(width)
+    hang = len("  ~ ") + width + 2  # a wrapped row continues under its value
     if steps:
         first = steps[0]["before"] if row.get("written") is None else row["written"]["value"]
         out.line("  ", ("~ ", "changed"), name, "  ", (change_text(first, row["resolved"]), "changed"),
-                 ("   " + _written_text(row) + "; " + ", ".join(dict.fromkeys(s["rule"] for s in steps)), "dim"))
+                 ("   " + _written_text(row) + "; " + ", ".join(dict.fromkeys(s["rule"] for s in steps)), "dim"),
+                 hang=hang)
     else:
         mark, style = ("= ", "same") if row.get("written") is not None else ("+ ", "default")
         out.line("  ", (mark, style), name, "  ", short(row["resolved"]),
-                 ("   " + _written_text(row, value=False), "dim"))
+                 ("   " + _written_text(row, value=False), "dim"), hang=hang)
 
 
 def _why(out: Out, res, rows: list[dict]) -> None:
