@@ -262,8 +262,9 @@ def _model_files_findings(result: Resolution) -> list:
 
 
 def _from_table(result: Resolution) -> bool:
-    model = next((a for a in result.assumptions if a.fact == "model"), None)
-    return model is not None and "table of well-known" in str(model.source)
+    # any of the model's assumptions: a loader may state first where the model came from (KServe's
+    # storage URI), before the resolver says where its facts came from
+    return any(a.fact == "model" and "table of well-known" in str(a.source) for a in result.assumptions)
 
 
 def check_inputs(paths: list[str], *, command: list[str] | None = None,

@@ -207,3 +207,18 @@ def test_an_unreadable_cached_config_is_one_finding(tmp_path, monkeypatch):
     res = _check("org/broken")["results"][0]
     found = [f for f in res["findings"] if f["rule"] == "VP130"]
     assert len(found) == 1 and "not readable as JSON" in found[0]["message"] and "{not json" not in found[0]["message"]
+
+
+def test_no_network_on_the_kserve_example_is_information_not_a_warning(monkeypatch, tmp_path):
+    """KServe states first where the model came from (its storage URI), then the resolver takes the
+    table's facts: VP130 is info, so the recommended P/D setup still passes --fail-on warning with
+    no Hub (as on a CI runner that cannot reach it)."""
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    root = Path(__file__).resolve().parents[2]
+    out = CliRunner().invoke(cli, ["check", "--format", "json", "--fail-on", "warning",
+                                   str(root / "examples" / "kserve-pd.yaml")])
+    found = [f for r in json.loads(out.output)["results"] for f in r["findings"] if f["rule"] == "VP130"]
+    assert found and {f["severity"] for f in found} == {"info"}
+    assert out.exit_code == 0
