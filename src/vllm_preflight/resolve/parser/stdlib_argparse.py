@@ -92,7 +92,7 @@ def _type(converter: str):
     return _BASE.get(converter, str)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=None)  # one per release, kept (a matrix or a folder asks many releases)
 def parser_for(version: str) -> _Parser:
     table = option_table(version)
     p = _Parser(prog="vllm serve", add_help=False)
