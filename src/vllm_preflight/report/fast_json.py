@@ -9,6 +9,7 @@ refuse) falls back to `json.dumps` itself, so errors and output stay the stdlib'
 from __future__ import annotations
 
 import json
+import math
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from json.encoder import encode_basestring_ascii as _str  # type: ignore[attr-defined]
 from typing import Any
@@ -21,7 +22,7 @@ class _Unplain(Exception):
 
 
 def _float(f: float) -> str:
-    if f != f:
+    if math.isnan(f):
         return "NaN"
     if f == _INF:
         return "Infinity"
