@@ -152,7 +152,8 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
                               target=target, gpu=gpu, env=_pairs(env, "--env"),
                               assume=_pairs(assume, "--assume"), input_format=input_format,
                               require_servers=require, allow_paths=[*allow_paths, *config.allow_paths],
-                              max_servers=config.max_servers, offline=True if offline else None)
+                              max_servers=config.max_servers, offline=True if offline else None,
+                              side_by_side=fmt in ("text", "json"))  # the reports that show PR #29558's block
     except UsageProblem as e:
         raise usage_error(e) from None
     for err in report.errors:
