@@ -227,8 +227,9 @@ _shared_findings: dict[int, tuple[Resolution, list]] = {}
 
 def resolution_key(d: Deployment, name: str, gpu, env: tuple, facts: tuple) -> tuple:
     """What a resolution depends on: the release, the GPU, --env, pinned model facts and the
-    deployment's own words, environment, folder, node facts and assumptions (not where it was written)."""
-    return (name, gpu, env, facts, tuple(d.argv), tuple(d.env), d.source, d.base_dir, tuple(d.node_facts),
+    deployment's own words, environment, folder, node facts and assumptions -- not which file or
+    line it was written in (a shared resolution's `source` and `deployment` are its first asker's)."""
+    return (name, gpu, env, facts, tuple(d.argv), tuple(d.env), d.base_dir, tuple(d.node_facts),
             tuple(d.assumptions))
 
 

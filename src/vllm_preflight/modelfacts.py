@@ -351,13 +351,21 @@ def local_config(model: str, base_dir: str | None) -> dict | None:
     model_facts looks it up), else a hub id's from the cache or the Hub (model_files); None when
     there is none. A speculators-format checkpoint is recognised by it (resolve/engine/speculators.py)."""
     path = os.path.normpath(model if os.path.isabs(model) else os.path.join(base_dir or os.getcwd(), model))
+    if path in _NO_CONFIG:  # asked on every resolution; files are read once per process anyway
+        return None
     facts = _facts_from_file(os.path.join(path, "config.json"))
     if facts is None and not os.path.lexists(path):
         from vllm_preflight import model_files
         from vllm_preflight.model_files.request import cache_dirs
 
-        return model_files.find(model_files.ModelRequest(model, base_dir, cache_dirs=cache_dirs({}))).config
+        found = model_files.find(model_files.ModelRequest(model, base_dir, cache_dirs=cache_dirs({}))).config
+        if found is None and len(_NO_CONFIG) < 4096:
+            _NO_CONFIG.add(path)
+        return found
     return facts.raw_config if facts is not None else None
+
+
+_NO_CONFIG: set[str] = set()  # model paths local_config found no config.json for
 
 
 def path_exists(name: str, base_dir: str | None) -> bool:

@@ -123,6 +123,7 @@ class _Keys:
         self._first = first
         self._alias = {k: v for k, v in alias.items() if k not in first}
         self._schemas: dict[str, dict] = {}
+        self.proven: set[tuple] = set()  # (key, type, value) found valid: commands repeat their values
 
     def __call__(self, key: str) -> dict | None:
         schema = self._schemas.get(key)
@@ -150,10 +151,19 @@ def surely_valid(instance: Any, name: str) -> bool:
     if type(instance) is not dict:
         return False
     keys = keys_of(name)
+    proven = keys.proven
     for key, value in instance.items():
         if type(key) is not str:
             return False
+        plain = type(value) in _HASHABLE
+        if plain and (key, type(value), value) in proven:
+            continue
         schema = keys(key)
         if schema is None or not sure(schema, value, keys.defs, keys):
             return False
+        if plain and len(proven) < 65536:
+            proven.add((key, type(value), value))  # the type too: True and 1 are equal keys
     return True
+
+
+_HASHABLE = frozenset((str, int, float, bool, type(None)))
