@@ -156,12 +156,13 @@ def choose_release(d: Deployment, vllm_version: str | None, target: str):
 def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: str = "release",
                      gpu: str | None = None, env: Sequence[tuple[str, str]] = (),
                      model_assume: dict[str, str] | None = None, validate=None,
-                     side_by_side: bool = True) -> Resolution:
+                     side_by_side: bool = True, report_rows: bool = True) -> Resolution:
     """Resolve one loaded deployment: pick its release, render and validate its words (findings
     at their lines), resolve, and say what depends on values the input leaves open.
     `validate` replaces `validate_bound` with an equal function (the matrix's memoised one).
     `side_by_side=False` leaves out the PR #29558 block (`extra["pr29558"]`), which only the
-    text and JSON reports show: a second check on another release, for nothing the others print."""
+    text and JSON reports show: a second check on another release, for nothing the others print.
+    `report_rows=False` leaves out `extra["plan"]` and `extra["summary"]` (a matrix table reads neither)."""
     from vllm_preflight.findings import unique
     from vllm_preflight.gpus import DEFAULT_GPU, get_gpu
     from vllm_preflight.hazards import hazard_findings
@@ -209,8 +210,9 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     scrub_result(result, scrub)
     result.extra["findings"] = [f.to_json() for f in unique(scrub_findings(findings + depend_findings + hazards,
                                                                            scrub))]
-    result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
-    result.extra["summary"] = summarize(result).to_json()
+    if report_rows:
+        result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
+        result.extra["summary"] = summarize(result).to_json()
     if side_by_side and target != PR29558 and {"VP301", "VP302"} & {f.rule for f in hazards}:
         result.extra["pr29558"] = _pr_design(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
     return result
