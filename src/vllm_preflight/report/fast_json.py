@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]
-from json.encoder import encode_basestring_ascii as _str  # type: ignore[attr-defined]
+from json.encoder import encode_basestring_ascii as _str
 from typing import Any
 
 _INF = float("inf")
