@@ -225,6 +225,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
 SHARED_MAX = 4096
 _shared: dict[tuple, Resolution] = {}
 _shared_findings: dict[int, tuple[Resolution, list]] = {}
+_shared_run: list = [None]  # the model_files run the memo belongs to
 
 
 def resolution_key(d: Deployment, name: str, gpu, env: tuple, facts: tuple) -> tuple:
@@ -236,9 +237,15 @@ def resolution_key(d: Deployment, name: str, gpu, env: tuple, facts: tuple) -> t
 
 
 def shared_resolution(d: Deployment, name: str, gpu, env: tuple = (), facts: tuple = ()) -> Resolution:
-    """`resolve(d, name, ...)`, memoised (see above); the result must not be changed."""
+    """`resolve(d, name, ...)`, memoised (see above) within one model_files run (a new run may
+    read other model files); the result must not be changed."""
+    from vllm_preflight import model_files
     from vllm_preflight.resolve import resolve
 
+    if _shared_run[0] is not model_files._RUN:
+        _shared.clear()
+        _shared_findings.clear()
+        _shared_run[0] = model_files._RUN
     try:
         key = resolution_key(d, name, gpu, env, facts)
         hit = _shared.get(key)
