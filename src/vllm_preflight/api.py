@@ -156,10 +156,14 @@ def choose_release(d: Deployment, vllm_version: str | None, target: str):
 
 def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: str = "release",
                      gpu: str | None = None, env: Sequence[tuple[str, str]] = (),
-                     model_assume: dict[str, str] | None = None, validate=None) -> Resolution:
+                     model_assume: dict[str, str] | None = None, validate=None,
+                     side_by_side: bool = True, report_rows: bool = True) -> Resolution:
     """Resolve one loaded deployment: pick its release, render and validate its words (findings
     at their lines), resolve, and say what depends on values the input leaves open.
-    `validate` replaces `validate_bound` with an equal function (the matrix's memoised one)."""
+    `validate` replaces `validate_bound` with an equal function (the matrix's memoised one).
+    `side_by_side=False` leaves out the PR #29558 block (`extra["pr29558"]`), which only the
+    text and JSON reports show: a second check on another release, for nothing the others print.
+    `report_rows=False` leaves out `extra["plan"]` and `extra["summary"]` (a matrix table reads neither)."""
     from vllm_preflight.findings import unique
     from vllm_preflight.gpus import DEFAULT_GPU, get_gpu
     from vllm_preflight.hazards import hazard_findings
@@ -179,16 +183,18 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     bound = bind(d, release)
     findings = list(getattr(d, "findings", ())) + findings + bound.findings + (validate or validate_bound)(bound, release)
 
-    def run(dep: Deployment) -> Resolution:
-        return resolve(dep, name, gpu=hw, extra_env=list(env), model_assume=facts)
+    env_key, facts_key = tuple(env), tuple(sorted(facts.items()))
 
-    result = run(bound.deployment)
+    def run(dep: Deployment) -> Resolution:  # a changed deployment (a fix, an open value): shared, read only
+        return shared_resolution(dep, name, hw, env_key, facts_key)
+
+    result = resolve(bound.deployment, name, gpu=hw, extra_env=list(env), model_assume=facts)  # this one is ours
     result.assumptions[:0] = version_assumptions
     depends_on, depend_findings = depends(bound, result, run)
     from vllm_preflight.model_kind import model_kind_dependence
 
-    kind_on, kind_findings = model_kind_dependence(result, lambda: resolve(
-        bound.deployment, name, gpu=hw, extra_env=list(env), model_assume={**facts, "is_moe": "true"}))
+    kind_on, kind_findings = model_kind_dependence(result, lambda: shared_resolution(
+        bound.deployment, name, hw, env_key, tuple(sorted({**facts, "is_moe": "true"}.items()))))
     depends_on, depend_findings = depends_on + kind_on, depend_findings + kind_findings
 
     depend_findings += _model_files_findings(result)  # VP130: the model's files could not be read
@@ -200,18 +206,76 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     result.extra["role"] = role.to_json()
     result.extra["depends_on"] = depends_on
     written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
-    hazards = hazard_findings(result, written, run)
+    hazards = hazard_findings(result, written, run, findings_of=shared_findings)
     hazards += _unlisted_sizes(result)
     # text of a file the input named (--config, source) is never quoted: its places instead
     scrub = Scrubber(private_words(bound))
     scrub_result(result, scrub)
     result.extra["findings"] = [f.to_json() for f in unique(scrub_findings(findings + depend_findings + hazards,
                                                                            scrub))]
-    result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
-    result.extra["summary"] = summarize(result).to_json()
-    if target != PR29558 and {"VP301", "VP302"} & {f.rule for f in hazards}:
+    if report_rows:
+        result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
+        result.extra["summary"] = summarize(result).to_json()
+    if side_by_side and target != PR29558 and {"VP301", "VP302"} & {f.rule for f in hazards}:
         result.extra["pr29558"] = _pr_design(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
     return result
+
+
+# Resolutions of changed deployments (each suggested fix resolved to check it, each value an input
+# leaves open), memoised per release and normalised input: one resolution however many rules, servers
+# or matrix cells ask for it. They are shared, so their readers never change them. The hazard findings
+# of each are memoised with it (a fix is judged by the findings of its resolution).
+SHARED_MAX = 4096
+_shared: dict[tuple, Resolution] = {}
+_shared_findings: dict[int, tuple[Resolution, list]] = {}
+_shared_run: list = [None]  # the model_files run the memo belongs to
+
+
+def resolution_key(d: Deployment, name: str, gpu, env: tuple, facts: tuple) -> tuple:
+    """What a resolution depends on: the release, the GPU, --env, pinned model facts and the
+    deployment's own words, environment, folder, node facts and assumptions -- not which file or
+    line it was written in (a shared resolution's `source` and `deployment` are its first asker's).
+    The server's role too: the hazard findings memoised with it read the role (VP302 is info on a
+    prefill pool), so a prefill and a decode pool with the same words never share them."""
+    from vllm_preflight.identity import role_of
+
+    return (name, gpu, env, facts, tuple(d.argv), tuple(d.env), d.base_dir, tuple(d.node_facts),
+            tuple(d.assumptions), role_of(d).role)
+
+
+def shared_resolution(d: Deployment, name: str, gpu, env: tuple = (), facts: tuple = ()) -> Resolution:
+    """`resolve(d, name, ...)`, memoised (see above) within one model_files run (a new run may
+    read other model files); the result must not be changed."""
+    from vllm_preflight import model_files
+    from vllm_preflight.resolve import resolve
+
+    if _shared_run[0] is not model_files._RUN:
+        _shared.clear()
+        _shared_findings.clear()
+        _shared_run[0] = model_files._RUN
+    try:
+        key = resolution_key(d, name, gpu, env, facts)
+        hit = _shared.get(key)
+    except TypeError:  # an unhashable value somewhere: resolved afresh
+        return resolve(d, name, gpu=gpu, extra_env=list(env), model_assume=dict(facts))
+    if hit is None:
+        if len(_shared) >= SHARED_MAX:
+            _shared.clear()
+            _shared_findings.clear()
+        hit = _shared[key] = resolve(d, name, gpu=gpu, extra_env=list(env), model_assume=dict(facts))
+    return hit
+
+
+def shared_findings(result: Resolution) -> list:
+    """The hazard findings of a resolution (memoised for shared ones; never changed by readers)."""
+    from vllm_preflight.hazards import hazard_findings
+
+    got = _shared_findings.get(id(result))
+    if got is not None and got[0] is result:
+        return got[1]
+    found = hazard_findings(result)
+    _shared_findings[id(result)] = (result, found)  # holding the result keeps its id its own
+    return found
 
 
 def _pr_design(d: Deployment, *, gpu=None, env=(), model_assume=None, validate=None) -> dict:
@@ -272,7 +336,7 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
                  env: Sequence[tuple[str, str]] = (), assume: Sequence[tuple[str, str]] = (),
                  input_format: str | None = None, require_servers: bool = True,
                  allow_paths: Sequence[str] = (), max_servers: int | None = None,
-                 offline: bool | None = None, role: str | None = None) -> Report:
+                 offline: bool | None = None, role: str | None = None, side_by_side: bool = True) -> Report:
     """`gpu` None means: the deployment file's GPU, else H200. `offline` True reads model files
     from local folders and the Hugging Face cache only (None: unless HF_HUB_OFFLINE=1, small model
     files of hub models are fetched from the Hub). A bad argument is a TypeError
@@ -281,7 +345,8 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
     `allow_paths`: folders whose files an input may name besides its own tree (load.confine);
     `max_servers`: servers one file may hold (default load.limits.MAX_SERVERS_PER_FILE);
     `role`: every server's role in a prefill/decode split (prefill, decode, both), over what the
-    deployment says (identity.role_of)."""
+    deployment says (identity.role_of);
+    `side_by_side`: each result's PR #29558 block (check_deployment), for reports that show it."""
     from vllm_preflight.arguments import check_arguments, check_limits
     from vllm_preflight.gpus import get_gpu
 
@@ -320,7 +385,8 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
         try:
             started = time.perf_counter()
             report.results.append(check_deployment(d, vllm_version=vllm_version, target=target, gpu=gpu,
-                                                   env=list(env), model_assume=model_assume))
+                                                   env=list(env), model_assume=model_assume,
+                                                   side_by_side=side_by_side))
             report.seconds[id(report.results[-1])] = time.perf_counter() - started
         except InputFailure as e:  # e.g. its model's config.json cannot be used: name the input too
             report.errors.extend(InputError(d.source, err.render(), d.location)

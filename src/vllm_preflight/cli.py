@@ -206,7 +206,8 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
                               assume=_pairs(opts["assume"], "--assume"), input_format=input_format,
                               require_servers=require, allow_paths=[*allow_paths, *config.allow_paths],
                               max_servers=config.max_servers, offline=True if offline else None,
-                              role=role)
+                              role=role, side_by_side=bool({fmt, *(each for each, _ in outputs)}
+                                                           & {"text", "json"}))  # the reports showing PR #29558's block
     except UsageProblem as e:
         raise usage_error(e) from None
     for err in report.errors:

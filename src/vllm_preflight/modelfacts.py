@@ -351,12 +351,18 @@ def local_config(model: str, base_dir: str | None) -> dict | None:
     model_facts looks it up), else a hub id's from the cache or the Hub (model_files); None when
     there is none. A speculators-format checkpoint is recognised by it (resolve/engine/speculators.py)."""
     path = os.path.normpath(model if os.path.isabs(model) else os.path.join(base_dir or os.getcwd(), model))
+    memo = _run_memo()
+    if ("no config", path) in memo:  # asked on every resolution; files are read once per run anyway
+        return None
     facts = _facts_from_file(os.path.join(path, "config.json"))
     if facts is None and not os.path.lexists(path):
         from vllm_preflight import model_files
         from vllm_preflight.model_files.request import cache_dirs
 
-        return model_files.find(model_files.ModelRequest(model, base_dir, cache_dirs=cache_dirs({}))).config
+        found = model_files.find(model_files.ModelRequest(model, base_dir, cache_dirs=cache_dirs({}))).config
+        if found is None:
+            memo["no config", path] = True
+        return found
     return facts.raw_config if facts is not None else None
 
 
@@ -440,10 +446,44 @@ def _where(files: ModelFiles) -> str:
     return f"facts read from {files.where} ({read}{hub})"
 
 
+_MEMO: dict = {}  # this run's answers: model_facts and local_config by their inputs
+_MEMO_RUN: list = [None]  # the model_files run they belong to (a new run may read other files)
+
+
+def _run_memo() -> dict:
+    from vllm_preflight import model_files
+
+    run = model_files._RUN
+    if _MEMO_RUN[0] is not run or len(_MEMO) > 4096:
+        _MEMO.clear()
+        _MEMO_RUN[0] = run
+    return _MEMO
+
+
 def model_facts(model: str | None, base_dir: str | None, overrides: dict[str, str],
                 experts_wanted: str | None = None,
                 hf_overrides: dict | None = None,
                 request: ModelRequest | None = None) -> tuple[ModelFacts, list[Assumption]]:
+    """_model_facts, memoised per run for the same inputs (files are read once per run anyway;
+    every resolution of a matrix or a folder asks for the same few models)."""
+    if hf_overrides is not None:
+        return _model_facts(model, base_dir, overrides, experts_wanted, hf_overrides, request)
+    key = ("facts", model, base_dir, None if base_dir else os.getcwd(), tuple(sorted(overrides.items())),
+           experts_wanted, request)
+    memo = _run_memo()
+    try:
+        hit = memo.get(key)
+    except TypeError:  # an unhashable value in the request
+        return _model_facts(model, base_dir, overrides, experts_wanted, hf_overrides, request)
+    if hit is None:
+        hit = memo[key] = _model_facts(model, base_dir, overrides, experts_wanted, hf_overrides, request)
+    return hit[0], list(hit[1])
+
+
+def _model_facts(model: str | None, base_dir: str | None, overrides: dict[str, str],
+                 experts_wanted: str | None = None,
+                 hf_overrides: dict | None = None,
+                 request: ModelRequest | None = None) -> tuple[ModelFacts, list[Assumption]]:
     """Facts for a model name as written in the command, plus what was assumed.
 
     `request` (the server's model options, model_files.request_of) lets a hub id be read from

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cli_support import run_check
+from cli_support import run_check, work  # noqa: F401 - the `work` fixture
 
 VP306_ON_020 = ["--vllm-version", "0.20.0", "--", "env", "VLLM_ALL2ALL_BACKEND=deepep_high_throughput",
                 "vllm", "serve", "deepseek-ai/DeepSeek-V3", "-dp", "8", "--enable-expert-parallel"]
@@ -50,3 +50,32 @@ def test_pr29558_block_is_a_what_if_with_exit_0():
     assert pr["findings"] and all(f["what_if"] is True for f in pr["findings"])
     assert doc["summary"]["exit_code"] == 0
     assert "VP301" not in {f["rule"] for f in doc["results"][0]["findings"]}
+
+
+def _pools_file(work, order):
+    """Two Deployments with the same vLLM words and environment, told apart only by their role
+    label: the fix resolutions one check shares between servers must not share their findings."""
+    doc = """apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: pool-{role}}}
+spec:
+  template:
+    metadata: {{labels: {{llm-d.ai/role: {role}}}}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.20.0
+          env: [{{name: VLLM_ALL2ALL_BACKEND, value: deepep_high_throughput}}]
+          command: [vllm, serve, deepseek-ai/DeepSeek-V3, -dp, "8", --enable-expert-parallel]
+"""
+    work("pools.yaml", "---\n".join(doc.format(role=r) for r in order))
+
+
+def test_fix_judgements_are_not_shared_between_a_prefill_and_a_decode_pool(work):
+    for order in (("prefill", "decode"), ("decode", "prefill")):
+        _pools_file(work, order)
+        doc = json.loads(run_check("--format", "json", "--offline", "pools.yaml").out)
+        by_role = {r["role"]["role"]: next(f for f in r["findings"] if f["rule"] == "VP306")["message"]
+                   for r in doc["results"]}
+        assert "No clean fix found" in by_role["decode"] and "trades VP306 for VP302" in by_role["decode"], order
+        assert "Fix (resolved on vLLM 0.20.0" in by_role["prefill"] and "trades" not in by_role["prefill"], order

@@ -12,16 +12,18 @@ from vllm_preflight.hazards.context import Context
 from vllm_preflight.hazards.registry import HAZARDS
 
 
-def hazard_findings(result, written=None, rerun=None) -> list:
+def hazard_findings(result, written=None, rerun=None, findings_of=None) -> list:
     """Findings of every hazard rule for one resolved deployment.
 
     `written`: {setting: Written} (see `vllm_preflight.written`); `rerun(deployment)`:
     resolves a changed deployment the same way (release, GPU, env, model facts) — without it
     no fix is suggested, since a suggested fix must be one the tool resolved and found clean.
+    `findings_of(resolution)`: every hazard rule over a fix's resolution (default: this function;
+    check passes its memo, api.shared_findings, as its reruns are api.shared_resolution's).
     """
     from vllm_preflight.hazards import graphs, refusal, settings  # noqa: F401 - they register their rules
 
-    ctx = Context(result, written or {}, rerun, hazard_findings)
+    ctx = Context(result, written or {}, rerun, findings_of or hazard_findings)
     out = []
     for rule in HAZARDS.values():
         out.extend(rule(ctx))

@@ -144,10 +144,11 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
                  ) -> tuple[list[LoadedDeployment], str]:
     """The servers of one input, and the format it was read as; parts of it that were read and
     left out (a Markdown block that is no command, ...) are appended to `skipped`."""
-    from vllm_preflight.load import manifests, preflight_file, shell_file
     from vllm_preflight.load.source import fail
 
-    if fmt == "shell":
+    if fmt == "shell":  # each format's loader (and yaml) imported only for a file of that format
+        from vllm_preflight.load import shell_file
+
         return shell_file.load(source, variables), fmt
     if fmt == "markdown":
         from vllm_preflight.load.markdown import load_markdown
@@ -161,12 +162,16 @@ def _load_source(source, fmt: str, variables: dict[str, str] | None = None, *, d
         if fmt == "yaml":
             return [], fmt
     if fmt == "kubernetes":
+        from vllm_preflight.load import manifests
+
         return manifests.load_docs(docs, variables, skipped), fmt
     if fmt == "compose":
         from vllm_preflight.load import compose
 
         return compose.load_docs(docs, variables), fmt
     if fmt == "preflight":
+        from vllm_preflight.load import preflight_file
+
         return preflight_file.load(docs, variables, depth=depth, input_format=input_format, load_file=load_file), fmt
     if fmt == "vllm-config":
         return load_vllm_config(docs, variables), fmt

@@ -17,7 +17,6 @@ from vllm_preflight.load.shell import Found, TWord
 from vllm_preflight.load.source import read_source
 from vllm_preflight.load.symbols import Text, literal, location_of, source_of
 from vllm_preflight.load.vllm_yaml import ConfigItem, find_config_word, items_from_doc, resolve_path, splice_config
-from vllm_preflight.load.yaml_marks import parse_documents
 from vllm_preflight.model import Assumption, Location
 
 # resolve_file(path) -> (label for locations, text) or None; lets manifests serve ConfigMap data
@@ -71,6 +70,8 @@ def read_config_items(path_text: Text, base_dir: str | None, resolve_file: FileR
     else:
         label, text = got
         source = Source(label, text)
+    from vllm_preflight.load.yaml_marks import parse_documents  # yaml: only for a --config file
+
     try:
         docs = parse_documents(source)
     except InputFailure as e:

@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vllm_preflight.findings import Finding
 from vllm_preflight.load.shell import TWord
 from vllm_preflight.load.symbols import lit, literal
-from vllm_preflight.load.yaml_marks import YamlDoc
 from vllm_preflight.model import Location
+
+if TYPE_CHECKING:  # yaml is imported only where a YAML file is read (a shell file never needs it)
+    from vllm_preflight.load.yaml_marks import YamlDoc
 
 # Release behaviour of the YAML reader (vllm-resolution.md §8); a release entry may carry
 # `config_yaml_nested_json` / `config_yaml_false_no_flag` to override these.

@@ -100,12 +100,14 @@ def check_cell(p: Plan, cell: Cell, settings: Settings, fast: bool = True) -> di
     from vllm_preflight.matrix.validation import validate
 
     pr = cell.target == PR29558
+    full = not (settings.slim and fast)  # a table reads only SLIM_KEYS: no PR #29558 block, plan or summary
     res = check_deployment(deployment_for(p, cell), vllm_version=None if pr else cell.target,
                            target=PR29558 if pr else "release", gpu=settings.gpu, env=list(settings.env),
-                           model_assume=dict(settings.model_assume), validate=validate if fast else None)
+                           model_assume=dict(settings.model_assume), validate=validate if fast else None,
+                           side_by_side=full, report_rows=full)
     row = res.to_json()
     row["axes"] = dict(cell.combo)
-    return row
+    return row if full else slim(row)
 
 
 # ------------------------------------------------------------------ processes
@@ -128,9 +130,7 @@ def _child(cells: list[Cell]) -> list[dict]:
     if _WORK is None:  # set by the parent before it forks
         raise RuntimeError("matrix worker started without its plan")
     p, settings = _WORK
-    if settings.slim:
-        return [slim(check_cell(p, c, settings)) for c in cells]
-    return [check_cell(p, c, settings) for c in cells]
+    return [check_cell(p, c, settings) for c in cells]  # slim rows when settings.slim
 
 
 def _jobs(settings: Settings, n_cells: int) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 # huggingface_hub's repo-id rule (validate_repo_id): `name` or `namespace/name`, each part of
@@ -60,13 +61,24 @@ def hub_cache_dir(env: dict[str, str]) -> str | None:
     return None
 
 
+_CACHE_VARS = ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME")
+
+
 def cache_dirs(deployment_env: dict[str, str], tool_env: dict[str, str] | None = None) -> tuple[str, ...]:
     """Where to look for cached model files: the cache the deployment's environment names (the
     node's, when the tool runs there), then the tool's own (the same hub files on this machine)."""
-    tool_env = dict(os.environ) if tool_env is None else tool_env
+    tool = os.environ if tool_env is None else tool_env  # read in place: copying os.environ decodes it all
+    return _cache_dirs(tuple(deployment_env.get(k) for k in _CACHE_VARS), tuple(tool.get(k) for k in _CACHE_VARS),
+                       os.environ.get("HOME"))
+
+
+@lru_cache(maxsize=64)
+def _cache_dirs(deployment: tuple, tool: tuple, home: str | None) -> tuple[str, ...]:
+    """cache_dirs for the variables that decide it (and HOME, which `~` expands to)."""
     out = []
-    for d in (hub_cache_dir(deployment_env),
-              hub_cache_dir(tool_env) or os.path.join(os.path.expanduser("~"), ".cache", "huggingface", "hub")):
+    for d in (hub_cache_dir({k: v for k, v in zip(_CACHE_VARS, deployment) if v is not None}),
+              hub_cache_dir({k: v for k, v in zip(_CACHE_VARS, tool) if v is not None})
+              or os.path.join(os.path.expanduser("~"), ".cache", "huggingface", "hub")):
         if d and d not in out:
             out.append(d)
     return tuple(out)

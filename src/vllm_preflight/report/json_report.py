@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from vllm_preflight import __version__
+from vllm_preflight.report.fast_json import dumps_indent2
 
 FORMAT_VERSION = 1
 
@@ -32,7 +33,7 @@ PRETTY_UP_TO = 50  # results; larger reports put one result per line
 def render_json(report, fail_on: str = "error", *, require_servers: bool = True) -> str:
     doc = as_dict(report, fail_on, require_servers=require_servers)
     if len(doc["results"]) <= PRETTY_UP_TO:
-        return json.dumps(doc, indent=2)
+        return dumps_indent2(doc)  # json.dumps(doc, indent=2), the same text
     # json's C encoder runs only without `indent`; indenting a thousand results in pure Python
     # costs more than checking them. Same JSON, one result per line.
     parts = []

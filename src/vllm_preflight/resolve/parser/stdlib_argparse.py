@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from functools import lru_cache
+from functools import cache
 
 from vllm_preflight.releases import option_table
 
@@ -92,7 +92,7 @@ def _type(converter: str):
     return _BASE.get(converter, str)
 
 
-@lru_cache(maxsize=8)
+@cache  # one per release, kept (a matrix or a folder asks many releases)
 def parser_for(version: str) -> _Parser:
     table = option_table(version)
     p = _Parser(prog="vllm serve", add_help=False)

@@ -1,0 +1,50 @@
+"""api.shared_resolution: one resolution per release and normalised input, within one model_files run.
+
+Suggested fixes, open values and the MoE guess are resolved through it; a change there that keyed
+on less than what a resolution depends on would judge a fix by another deployment's outcome.
+"""
+from __future__ import annotations
+
+from vllm_preflight import api, model_files
+from vllm_preflight.gpus import GPUS
+from vllm_preflight.model import Deployment, Location
+from vllm_preflight.resolve import resolve
+
+H200, B200 = GPUS["H200"], GPUS["B200"]
+WORDS = ("vllm", "serve", "Qwen/Qwen3-0.6B", "-tp", "2")
+
+
+def test_the_same_input_written_in_two_files_shares_one_resolution():
+    model_files.begin_run(True)
+    a = Deployment(argv=WORDS, source="a.sh", location=Location("a.sh", 3))
+    b = Deployment(argv=WORDS, source="b.sh", location=Location("b.sh", 9))
+    first = api.shared_resolution(a, "0.33.0", H200)
+    assert api.shared_resolution(b, "0.33.0", H200) is first
+    # and it is what resolve gives
+    fresh = resolve(a, "0.33.0", gpu=H200)
+    assert (first.resolved, first.vllm_error, first.events) == (fresh.resolved, fresh.vllm_error, fresh.events)
+
+
+def test_what_a_resolution_depends_on_is_in_the_key():
+    model_files.begin_run(True)
+    d = Deployment(argv=WORDS)
+    base = api.shared_resolution(d, "0.33.0", H200)
+    others = [api.shared_resolution(d, "0.20.2", H200),
+              api.shared_resolution(d, "0.33.0", B200),
+              api.shared_resolution(d, "0.33.0", H200, env=(("VLLM_ALL2ALL_BACKEND", "naive"),)),
+              api.shared_resolution(d, "0.33.0", H200, facts=(("is_moe", "true"),)),
+              api.shared_resolution(Deployment(argv=WORDS + ("-O0",)), "0.33.0", H200),
+              api.shared_resolution(Deployment(argv=WORDS, env=(("TORCH_COMPILE_DISABLE", "1"),)), "0.33.0", H200),
+              api.shared_resolution(Deployment(argv=WORDS, base_dir="/nowhere"), "0.33.0", H200)]
+    assert all(o is not base for o in others)
+    assert len({id(o) for o in others}) == len(others)
+
+
+def test_a_new_run_starts_afresh_and_findings_are_memoised_with_it():
+    model_files.begin_run(True)
+    d = Deployment(argv=WORDS)
+    first = api.shared_resolution(d, "0.33.0", H200)
+    found = api.shared_findings(first)
+    assert api.shared_findings(first) is found
+    model_files.begin_run(True)
+    assert api.shared_resolution(d, "0.33.0", H200) is not first
