@@ -68,6 +68,17 @@ def test_gguf_and_modelscope_are_said_not_read(tmp_path):
     assert "table of well-known" in _source(ms)
 
 
+def test_only_the_repo_colon_quant_shape_is_a_remote_gguf():
+    """vLLM's is_remote_gguf takes `repo_id:quant_type` only; a colon elsewhere (a script's
+    `${1:?usage}` placeholder standing for the model) is an unknown model, not a GGUF."""
+    remote = _check("unsloth/Qwen3-0.6B-GGUF:Q4_K_M")
+    assert any(f["rule"] == "VP130" and "GGUF" in f["message"] for f in remote["findings"])
+    for word in ("${1:?usage}", "${MODEL?usage: give MODEL}"):
+        out = _check(word)
+        assert not any("GGUF" in f["message"] for f in out["findings"]), out["findings"]
+        assert any(a["fact"] == "model.is_moe" and "unknown model" in a["source"] for a in out["assumptions"])
+
+
 def test_when_auto_reads_params_json_changed_per_release(tmp_path):
     """A folder with both files and no consolidated weights: 0.11.x reads config.json, 0.12.0-0.15.x
     params.json, 0.16.0+ config.json again (each release's transformers_utils/config.py)."""
