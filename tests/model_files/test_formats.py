@@ -91,3 +91,28 @@ def test_when_auto_reads_params_json_changed_per_release(tmp_path):
                                        str(folder)])
         res = json.loads(out.stdout)["results"][0]
         assert ("params.json" in _source(res)) == reads_params, (version, _source(res))
+
+
+def test_a_speculators_checkpoint_is_looked_up_at_the_servers_revision(tmp_path, monkeypatch):
+    """maybe_override_with_speculators reads config.json at --revision: a repo whose `main` is a
+    speculators checkpoint and whose `v1` is a plain model serves a verifier at main only (it was
+    looked up at main whatever the revision, and online fetched main besides the revision)."""
+    models = Path(__file__).resolve().parents[1] / "fixtures" / "models"
+    repo = tmp_path / "hub" / "models--acme--spec"
+    (repo / "refs").mkdir(parents=True)
+    for ref, commit, folder in (("main", "a" * 40, "spec-fmt-eagle3-llama-hub"), ("v1", "b" * 40, "llama-dense")):
+        (repo / "refs" / ref).write_text(commit)
+        snap = repo / "snapshots" / commit
+        snap.mkdir(parents=True)
+        (snap / "config.json").write_text((models / folder / "config.json").read_text())
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+
+    def served(*words: str) -> list[str]:
+        out = CliRunner().invoke(cli, ["check", "--offline", "--format", "json", "--vllm-version", "0.29.0", "--",
+                                       "vllm", "serve", "acme/spec", *words])
+        assert out.exit_code in (0, 1), out.output
+        return [str(a["value"]) for a in json.loads(out.stdout)["results"][0]["assumptions"]
+                if a["fact"] == "speculative_config.model"]
+
+    assert served() and served()[0].endswith("acme/spec")
+    assert served("--revision", "v1") == []
