@@ -116,3 +116,26 @@ def test_a_speculators_checkpoint_is_looked_up_at_the_servers_revision(tmp_path,
 
     assert served() and served()[0].endswith("acme/spec")
     assert served("--revision", "v1") == []
+
+
+def test_a_draft_model_is_looked_up_at_the_speculative_configs_revision(tmp_path, monkeypatch):
+    """SpeculativeConfig builds the draft's ModelConfig with its own `revision`: a draft cached at
+    `v1` only is read when the speculative config names v1, and is not at the default branch."""
+    models = Path(__file__).resolve().parents[1] / "fixtures" / "models"
+    repo = tmp_path / "hub" / "models--acme--draft"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "v1").write_text("c" * 40)
+    (repo / "snapshots" / ("c" * 40)).mkdir(parents=True)
+    (repo / "snapshots" / ("c" * 40) / "config.json").write_text((models / "llama-dense" / "config.json").read_text())
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+
+    def draft_source(spec: dict) -> str:
+        out = CliRunner().invoke(cli, ["check", "--offline", "--format", "json", "--", "vllm", "serve",
+                                       "meta-llama/Llama-3.1-8B-Instruct", "--speculative-config", json.dumps(spec)])
+        assert out.exit_code in (0, 1), out.output
+        return next(a["source"] for a in json.loads(out.stdout)["results"][0]["assumptions"]
+                    if a["fact"] == "speculative_config.model")
+
+    spec = {"model": "acme/draft", "num_speculative_tokens": 2}
+    assert draft_source({**spec, "revision": "v1"}).startswith("draft config read from")
+    assert draft_source(spec).startswith("not checked")
