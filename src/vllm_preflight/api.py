@@ -389,7 +389,9 @@ def check_inputs(paths: list[str], *, command: list[str] | None = None,
                                                    side_by_side=side_by_side))
             report.seconds[id(report.results[-1])] = time.perf_counter() - started
         except InputFailure as e:  # e.g. its model's config.json cannot be used: name the input too
-            report.errors.extend(InputError(d.source, err.render(), d.location)
+            # d.source of a server may carry its place (`a.sh:3`); the location adds it once
+            where = d.location.file if d.location is not None else d.source
+            report.errors.extend(InputError(where, err.render(), d.location)
                                  for err in getattr(e, "errors", [e.error]))
         except UsageProblem:
             raise

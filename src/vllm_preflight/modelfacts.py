@@ -346,22 +346,25 @@ def _overridden(cfg: dict | None, hf_overrides: dict, facts: ModelFacts, assumpt
         return facts
 
 
-def local_config(model: str, base_dir: str | None) -> dict | None:
+def local_config(model: str, base_dir: str | None, revision: str | None = None,
+                 env: dict[str, str] | None = None) -> dict | None:
     """config.json of a model as read: a local folder's (a relative path next to the input, as
     model_facts looks it up), else a hub id's from the cache or the Hub (model_files); None when
     there is none. A speculators-format checkpoint is recognised by it (resolve/engine/speculators.py)."""
     path = os.path.normpath(model if os.path.isabs(model) else os.path.join(base_dir or os.getcwd(), model))
     memo = _run_memo()
-    if ("no config", path) in memo:  # asked on every resolution; files are read once per run anyway
+    if ("no config", path, revision) in memo:  # asked on every resolution; files are read once per run anyway
         return None
     facts = _facts_from_file(os.path.join(path, "config.json"))
     if facts is None and not os.path.lexists(path):
         from vllm_preflight import model_files
         from vllm_preflight.model_files.request import cache_dirs
 
-        found = model_files.find(model_files.ModelRequest(model, base_dir, cache_dirs=cache_dirs({}))).config
+        # at the server's --revision, in the caches its environment names (as read_model asks)
+        found = model_files.find(model_files.ModelRequest(model, base_dir, revision=revision or None,
+                                                          cache_dirs=cache_dirs(env or {}))).config
         if found is None:
-            memo["no config", path] = True
+            memo["no config", path, revision] = True
         return found
     return facts.raw_config if facts is not None else None
 

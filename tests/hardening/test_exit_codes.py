@@ -147,3 +147,53 @@ def test_ctrl_c_ends_a_parallel_matrix_and_its_workers():
     time.sleep(0.5)
     with pytest.raises(ProcessLookupError):
         os.killpg(p.pid, 0)  # nothing of the group is left
+
+
+@POSIX
+def test_a_matrix_worker_that_dies_ends_the_run_instead_of_hanging(tmp_path):
+    """A worker killed mid-run (SIGTERM to the process group reaches it first) lost its rows, and
+    multiprocessing.Pool waited for them for ever (and its terminate() could wait for a lock the
+    dead worker held). Now the parent sees the pipe close without rows and raises at once."""
+    code = (
+        "import os, signal\n"
+        "from vllm_preflight.matrix import cells\n"
+        "def dying(chunk):\n"
+        "    if chunk == [1]:\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    return [{'cell': c} for c in chunk]\n"
+        "cells._WORK = (None, None)\n"
+        "cells._child = dying\n"
+        "print(cells._in_children([[0], [2]]))\n"
+        "try:\n"
+        "    cells._in_children([[0], [1], [2]])\n"
+        "except RuntimeError as e:\n"
+        "    print('raised:', e)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=30,
+                       check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["[[{'cell': 0}], [{'cell': 2}]]",
+                                     "raised: a matrix worker ended without its rows"], r.stdout
+
+
+@POSIX
+@pytest.mark.parametrize("delay", [0.7, 0.9, 1.1, 1.3, 1.6])
+def test_sigterm_to_the_process_group_of_a_parallel_matrix_exits_143(delay):
+    """A CI runner cancelling a job signals the whole process group; at some moments (a worker
+    being forked, or holding the pool's queue lock) the parent hung for ever in Pool.terminate()."""
+    p = subprocess.Popen([sys.executable, "-m", "vllm_preflight", "matrix", "--jobs", "2"], env=_env(),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         start_new_session=True)
+    try:
+        time.sleep(delay)
+        os.killpg(p.pid, signal.SIGTERM)
+        _out, err = p.communicate(timeout=20)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode == 143, err
+    assert b"Traceback" not in err
+    time.sleep(0.3)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(p.pid, 0)

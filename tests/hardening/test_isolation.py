@@ -50,6 +50,19 @@ def test_a_broken_model_config_json_is_that_inputs_error(tmp_path, good, config,
     assert sources(doc) == [str(good)]
 
 
+def test_a_broken_model_of_the_second_server_names_its_line_once(tmp_path):
+    """The error of a server past the first of a file names `FILE:LINE:COL`, not `FILE:LINE:LINE:COL`
+    (a server's source carries its line; the location adds it once)."""
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{")
+    p = tmp_path / "serve.sh"
+    p.write_text("vllm serve m\nvllm serve ./model\n")
+    code, doc, err = check(str(p))
+    assert code == 2, err
+    assert f"vllm-preflight: {p}:2:1: " in err and f"{p}:2:2:1" not in err, err
+    assert [e["source"] for e in doc["errors"]] == [str(p)]
+
+
 def test_a_bug_while_loading_one_file_is_reported_for_it_alone(tmp_path, good, monkeypatch):
     from vllm_preflight.load import shell_file
 

@@ -68,6 +68,17 @@ def test_gguf_and_modelscope_are_said_not_read(tmp_path):
     assert "table of well-known" in _source(ms)
 
 
+def test_only_the_repo_colon_quant_shape_is_a_remote_gguf():
+    """vLLM's is_remote_gguf takes `repo_id:quant_type` only; a colon elsewhere (a script's
+    `${1:?usage}` placeholder standing for the model) is an unknown model, not a GGUF."""
+    remote = _check("unsloth/Qwen3-0.6B-GGUF:Q4_K_M")
+    assert any(f["rule"] == "VP130" and "GGUF" in f["message"] for f in remote["findings"])
+    for word in ("${1:?usage}", "${MODEL?usage: give MODEL}"):
+        out = _check(word)
+        assert not any("GGUF" in f["message"] for f in out["findings"]), out["findings"]
+        assert any(a["fact"] == "model.is_moe" and "unknown model" in a["source"] for a in out["assumptions"])
+
+
 def test_when_auto_reads_params_json_changed_per_release(tmp_path):
     """A folder with both files and no consolidated weights: 0.11.x reads config.json, 0.12.0-0.15.x
     params.json, 0.16.0+ config.json again (each release's transformers_utils/config.py)."""
@@ -80,3 +91,51 @@ def test_when_auto_reads_params_json_changed_per_release(tmp_path):
                                        str(folder)])
         res = json.loads(out.stdout)["results"][0]
         assert ("params.json" in _source(res)) == reads_params, (version, _source(res))
+
+
+def test_a_speculators_checkpoint_is_looked_up_at_the_servers_revision(tmp_path, monkeypatch):
+    """maybe_override_with_speculators reads config.json at --revision: a repo whose `main` is a
+    speculators checkpoint and whose `v1` is a plain model serves a verifier at main only (it was
+    looked up at main whatever the revision, and online fetched main besides the revision)."""
+    models = Path(__file__).resolve().parents[1] / "fixtures" / "models"
+    repo = tmp_path / "hub" / "models--acme--spec"
+    (repo / "refs").mkdir(parents=True)
+    for ref, commit, folder in (("main", "a" * 40, "spec-fmt-eagle3-llama-hub"), ("v1", "b" * 40, "llama-dense")):
+        (repo / "refs" / ref).write_text(commit)
+        snap = repo / "snapshots" / commit
+        snap.mkdir(parents=True)
+        (snap / "config.json").write_text((models / folder / "config.json").read_text())
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+
+    def served(*words: str) -> list[str]:
+        out = CliRunner().invoke(cli, ["check", "--offline", "--format", "json", "--vllm-version", "0.29.0", "--",
+                                       "vllm", "serve", "acme/spec", *words])
+        assert out.exit_code in (0, 1), out.output
+        return [str(a["value"]) for a in json.loads(out.stdout)["results"][0]["assumptions"]
+                if a["fact"] == "speculative_config.model"]
+
+    assert served() and served()[0].endswith("acme/spec")
+    assert served("--revision", "v1") == []
+
+
+def test_a_draft_model_is_looked_up_at_the_speculative_configs_revision(tmp_path, monkeypatch):
+    """SpeculativeConfig builds the draft's ModelConfig with its own `revision`: a draft cached at
+    `v1` only is read when the speculative config names v1, and is not at the default branch."""
+    models = Path(__file__).resolve().parents[1] / "fixtures" / "models"
+    repo = tmp_path / "hub" / "models--acme--draft"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "v1").write_text("c" * 40)
+    (repo / "snapshots" / ("c" * 40)).mkdir(parents=True)
+    (repo / "snapshots" / ("c" * 40) / "config.json").write_text((models / "llama-dense" / "config.json").read_text())
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+
+    def draft_source(spec: dict) -> str:
+        out = CliRunner().invoke(cli, ["check", "--offline", "--format", "json", "--", "vllm", "serve",
+                                       "meta-llama/Llama-3.1-8B-Instruct", "--speculative-config", json.dumps(spec)])
+        assert out.exit_code in (0, 1), out.output
+        return next(a["source"] for a in json.loads(out.stdout)["results"][0]["assumptions"]
+                    if a["fact"] == "speculative_config.model")
+
+    spec = {"model": "acme/draft", "num_speculative_tokens": 2}
+    assert draft_source({**spec, "revision": "v1"}).startswith("draft config read from")
+    assert draft_source(spec).startswith("not checked")

@@ -10,6 +10,7 @@ asked for). `rows(..., fast=False)` is the plain path the tests compare against.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -140,27 +141,84 @@ def _jobs(settings: Settings, n_cells: int) -> int:
     return max(1, min(settings.jobs or cores, cores, n_cells // (PARALLEL_MIN_CELLS // 2)))
 
 
+def _in_children(chunks: list[list[Cell]]) -> list[list[dict]]:
+    """`_child(chunk)` of each chunk in a forked child of its own, the results sent back through a
+    pipe. Not multiprocessing.Pool: a SIGTERM to the whole process group (a CI runner cancelling a
+    job) could kill a worker holding the pool's queue lock, or reach a new worker before its
+    handlers were set, and Pool.terminate() then waited for ever. Here the parent waits in
+    select (a signal ends the wait: exit 130/143), and on any way out kills its children with
+    SIGKILL, which no child can miss, and reaps them."""
+    import pickle
+    import selectors
+    import signal
+
+    children: dict[int, tuple[int, int]] = {}  # read end -> (index, pid)
+    try:
+        for i, chunk in enumerate(chunks):
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns into the parent's code
+                code = 1
+                try:
+                    os.close(r)
+                    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                    try:
+                        answer: tuple = ("ok", _child(chunk))
+                    except Exception as e:  # noqa: BLE001 - the parent raises it
+                        answer = ("error", e)
+                    with os.fdopen(w, "wb") as out:
+                        pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
+                    code = 0
+                finally:
+                    os._exit(code)
+            os.close(w)
+            children[r] = (i, pid)
+        got: dict[int, bytearray] = {r: bytearray() for r in children}
+        with selectors.DefaultSelector() as sel:
+            for r in children:
+                sel.register(r, selectors.EVENT_READ)
+            open_ends = len(children)
+            while open_ends:
+                for key, _ in sel.select():
+                    piece = os.read(key.fd, 1 << 20)
+                    if piece:
+                        got[key.fd] += piece
+                    else:
+                        sel.unregister(key.fd)
+                        open_ends -= 1
+        parts: list[list[dict]] = [[] for _ in chunks]
+        for r, (i, _pid) in children.items():
+            if not got[r]:
+                raise RuntimeError("a matrix worker ended without its rows")
+            kind, value = pickle.loads(bytes(got[r]))
+            if kind == "error":
+                raise value
+            parts[i] = value
+        return parts
+    finally:
+        for r, (_i, pid) in children.items():
+            with contextlib.suppress(OSError):
+                os.close(r)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
+
+
 def rows(p: Plan, settings: Settings = Settings(), fast: bool = True) -> list[dict]:
     """Every cell's row, in the plan's order."""
     jobs = _jobs(settings, len(p.cells)) if fast else 1
     if jobs <= 1:
         return [check_cell(p, c, settings, fast) for c in p.cells]
-    import multiprocessing
-
-    try:
-        ctx = multiprocessing.get_context("fork")
-    except ValueError:  # no fork on this platform: one process
+    if not hasattr(os, "fork"):  # no fork on this platform: one process
         return [check_cell(p, c, settings, fast) for c in p.cells]
     global _WORK
     _WORK = (p, settings)
     # interleaved chunks: neighbouring cells cost alike, so each child gets a fair share
     chunks = [p.cells[i::jobs] for i in range(jobs)]
     try:
-        from vllm_preflight.interrupts import for_worker
-
-        # Ctrl-C and SIGTERM are the parent's (exit 130 / 143); leaving the `with` ends the pool
-        with ctx.Pool(jobs, initializer=for_worker) as pool:
-            parts = pool.map(_child, chunks)
+        parts = _in_children(chunks)
     finally:
         _WORK = None
     out: list[dict | None] = [None] * len(p.cells)

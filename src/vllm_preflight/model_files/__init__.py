@@ -17,6 +17,7 @@ GGUF file, object-storage URIs. Nothing here imports huggingface_hub unless a fe
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -184,8 +185,13 @@ def _files_of(request: ModelRequest, name: str, revision: str | None) -> RepoFil
     return _hub(request, name, revision)
 
 
+# vLLM's remote GGUF form `repo_id:quant_type` (is_remote_gguf's shape): a word with a colon
+# that is not of this shape (a path, a shell placeholder `${1:?usage}`) is no GGUF reference
+_REMOTE_GGUF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z0-9_+-]+")
+
+
 def _is_gguf(name: str) -> bool:
-    return name.endswith(".gguf") or (":" in name and not name.startswith(("s3://", "gs://", "az://")))
+    return name.endswith(".gguf") or _REMOTE_GGUF.fullmatch(name) is not None
 
 
 def not_read_reason(request: ModelRequest) -> str:

@@ -271,7 +271,8 @@ def serve_verifier(state: State, parsed: Any, base_dir: str | None) -> None:
     model = model_name(parsed)
     if not isinstance(model, str) or model.startswith(("s3://", "gs://", "az://")):
         return  # cloud storage is skipped (engine/arg_utils.py `is_cloud_storage`)
-    cfg = local_config(model, base_dir)
+    revision = parsed.values.get("revision")  # maybe_override_with_speculators(..., revision=...)
+    cfg = local_config(model, base_dir, revision if isinstance(revision, str) else None, state.env)
     if not is_speculators(cfg):
         return
     assert cfg is not None

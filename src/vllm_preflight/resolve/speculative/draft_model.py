@@ -122,9 +122,10 @@ TRANSFORMERS_UNKNOWN = (
     "Transformers from source with the command `pip install git+https://github.com/huggingface/transformers.git`")
 
 
-def draft_facts(state: State, model: str) -> tuple[ModelFacts | None, str]:
+def draft_facts(state: State, model: str, revision: str | None = None) -> tuple[ModelFacts | None, str]:
     """The draft's config.json facts (a local folder, relative to the deployment's folder as the
-    target's is), or the built-in table's, with where they came from; (None, why) otherwise."""
+    target's is; a hub id at the speculative config's `revision`, in the caches the deployment's
+    environment names), or the built-in table's, with where they came from; (None, why) otherwise."""
     from vllm_preflight.modelfacts import _facts_from_file
 
     path = os.path.normpath(model if os.path.isabs(model) else os.path.join(state.base_dir or os.getcwd(), model))
@@ -133,7 +134,7 @@ def draft_facts(state: State, model: str) -> tuple[ModelFacts | None, str]:
     if facts is None and not os.path.lexists(path):  # a hub id: its cached or fetched config.json
         from vllm_preflight.modelfacts import facts_of_dict, local_config
 
-        cfg = local_config(model, state.base_dir)
+        cfg = local_config(model, state.base_dir, revision, state.env)
         facts = facts_of_dict(cfg)[0] if cfg is not None else None
         where = "draft config read from the Hugging Face cache or the Hub"
     if facts is not None and facts.raw_config is not None and speculators_format.is_speculators(facts.raw_config):
@@ -222,7 +223,8 @@ def draft_model_checks(state: State, spec: dict, method: str | None, n: Any,
         model, facts, source = "", state.model, "the target model's own config (MTP layers)"
     else:
         model = str(spec.get("model"))
-        facts, source = draft_facts(state, model)
+        revision = spec.get("revision")  # SpeculativeConfig.revision: the draft's ModelConfig revision
+        facts, source = draft_facts(state, model, revision if isinstance(revision, str) else None)
     if facts is None or facts.raw_config is None:
         assumptions.append(Assumption("speculative_config.model", model,
                                       f"not checked: the draft model's config is not read ({source})"))
