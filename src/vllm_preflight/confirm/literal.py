@@ -174,6 +174,8 @@ class _Parser:
                     break
                 raise LiteralProblem(f"expected ',' or {close!r}", j)
         except _Cut:
+            if depth > 0:  # a cut inner value is dropped whole: a cut list would read as complete
+                raise
             self.truncated = True
             j = self.n
         if name is not None:

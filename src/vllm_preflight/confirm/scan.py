@@ -35,13 +35,34 @@ KINDS = (
     ("crash", re.compile(r"EngineCore failed to start|Engine core initialization failed|"
                          r"Traceback \(most recent call last\)|RuntimeError: |CUDA out of memory")),
 )
-# the cheap first look: a line holding none of these is never split out or read
-_FIND = re.compile("|".join((
-    r"non-default args: ", r"LLM engine \(v", r"server version ", r"Capturing CUDA graph",
-    r"Graph capturing finished", r" backend", r"cudagraph_mode", r"CUDAGraphMode", r"Disabling CUDA Graphs",
-    r"Resolved architecture: ", r"NVIDIA [A-Z]", r"FlashInfer is not available", r"flashinfer",
-    r"EngineCore failed", r"Engine core initialization failed", r"Traceback \(most recent", r"RuntimeError: ",
-    r"CUDA out of memory")))
+# the cheap first look: a line holding none of these is never split out or read (str.find runs at
+# memory speed; one regular expression of alternatives would try each at every character)
+KEYWORDS = ("non-default", "default args: ", "args: {'", "LLM engine (v", "with config: ", "compilation_config=", "server version ", "CUDA graph", "CUDA Graph",
+            "Graph capturing finished", " backend", "cudagraph_mode", "CUDAGraphMode", "Resolved architecture: ",
+            "NVIDIA ", "FlashInfer is not available", "flashinfer", "EngineCore failed",
+            "Engine core initialization failed", "Traceback (most recent", "RuntimeError: ", "out of memory")
+
+
+_KEYWORDS_B = tuple(k.encode() for k in KEYWORDS)
+
+
+def _line_starts(data: bytes) -> list[int]:
+    """Offsets of the lines of `data` that hold a keyword, in order (bytes: the search runs at
+    memory speed whatever the text's characters)."""
+    found: set[int] = set()
+    for kw in _KEYWORDS_B:
+        i = data.find(kw)
+        while i >= 0:
+            found.add(data.rfind(b"\n", 0, i) + 1)
+            end = data.find(b"\n", i)
+            if end < 0:
+                break
+            i = data.find(kw, end)
+    return sorted(found)
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
 
 
 @dataclass
@@ -52,18 +73,13 @@ class Event:
     too_long: bool = False  # the record was cut at MAX_RECORD
 
 
-def _open(text: str, kind: str) -> bool:
-    """Whether a record's repr is not closed yet (a hard-wrapped line goes on below)."""
-    if kind == "args":
-        body = text.split("non-default args: ", 1)[-1]
-    elif kind == "engine":
-        body = text.split(" with config: ", 1)[-1]
-    else:
-        return False
+def _open(text: str) -> bool:
+    """Whether a message's brackets or quotes are not closed yet (a hard-wrapped record goes on
+    below). Apostrophes in prose count only inside a bracket."""
     depth = 0
     quote = ""
     esc = False
-    for ch in body:
+    for ch in text:
         if quote:
             if esc:
                 esc = False
@@ -71,7 +87,7 @@ def _open(text: str, kind: str) -> bool:
                 esc = True
             elif ch == quote:
                 quote = ""
-        elif ch in "'\"":
+        elif ch in "'\"" and depth > 0:
             quote = ch
         elif ch in "{[(":
             depth += 1
@@ -90,109 +106,141 @@ def _classify(line: Line) -> Iterator[tuple[str, re.Match]]:
 
 
 class Scanner:
-    """Feed it blocks of text; it yields the events of the lines it has seen whole."""
+    """Feed it blocks of bytes; it yields the events of the lines it has seen whole."""
 
     def __init__(self) -> None:
         self.line_no = 0  # physical lines before the current block
         self.long_lines: list[int] = []
+        self._skipping = False  # inside a line longer than MAX_RECORD
 
-    def events(self, blocks: Iterable[str]) -> Iterator[Event]:
-        carry = ""
+    def events(self, blocks: Iterable[bytes]) -> Iterator[Event]:
+        carry = b""
         for block in blocks:
-            text = carry + block
-            cut = text.rfind("\n") + 1
-            if cut == 0:
-                if len(text) > MAX_RECORD:  # one line longer than any record: skip to its end
-                    self.long_lines.append(self.line_no + 1)
-                    carry = ""
-                    self._skipping = True
+            data = carry + block if carry else block
+            if self._skipping:
+                first = data.find(b"\n")
+                if first < 0:
+                    carry = b""
                     continue
-                carry = text
-                continue
-            if getattr(self, "_skipping", False):
-                first = text.find("\n") + 1
-                text, cut = text[first:], cut - first
+                data = data[first + 1:]
                 self.line_no += 1
                 self._skipping = False
-            done, evs = self._block(text[:cut], final=False)
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                if len(data) > 4 * MAX_RECORD:  # one line longer than any record: skip to its end
+                    self.long_lines.append(self.line_no + 1)
+                    carry = b""
+                    self._skipping = True
+                    continue
+                carry = data
+                continue
+            done, evs = self._block(data[:cut], final=False)
             yield from evs
-            self.line_no += text.count("\n", 0, done)
-            carry = text[done:]
-            if len(carry) > MAX_RECORD + BLOCK:
-                carry = carry[-MAX_RECORD:]
-        if carry:
-            if getattr(self, "_skipping", False):
-                return
-            _, evs = self._block(carry if carry.endswith("\n") else carry + "\n", final=True)
+            self.line_no += data.count(b"\n", 0, done)
+            carry = data[done:]
+        if carry and not self._skipping:
+            _, evs = self._block(carry if carry.endswith(b"\n") else carry + b"\n", final=True)
             yield from evs
 
-    def _block(self, text: str, final: bool) -> tuple[int, list[Event]]:
-        """Events of `text` (whole lines); the offset up to which it was read (a wrapped record
+    def _block(self, data: bytes, final: bool) -> tuple[int, list[Event]]:
+        """Events of `data` (whole lines); the offset up to which it was read (a wrapped record
         that may go on past the block is left for the next one)."""
         out: list[Event] = []
         pos = 0  # offset counted up to
         line_at = self.line_no  # physical lines before `pos`
-        last_end = 0
-        for m in _FIND.finditer(text):
-            if m.start() < last_end:
+        last_end = 0  # records before here are read
+        for start in _line_starts(data):
+            if start < last_end:
                 continue
-            start = text.rfind("\n", 0, m.start()) + 1
-            end = text.find("\n", m.start())
-            line_at += text.count("\n", pos, start)
-            pos = start
-            raw = text[start:end]
-            if len(raw) > MAX_RECORD:
+            end = data.find(b"\n", start)
+            if end - start > 4 * MAX_RECORD:
+                line_at += data.count(b"\n", pos, start)
+                pos = start
                 self.long_lines.append(line_at + 1)
                 last_end = end + 1
                 continue
-            line = strip(raw, line_at + 1)
-            for kind, mm in _classify(line):
-                too_long = False
-                if kind in ("args", "engine") and _open(line.text, kind):
-                    joined, end2, complete, too_long = self._wrapped(text, end, line.text, kind)
-                    if not complete and not final and not too_long:
-                        return start, out  # read again with the next block
-                    line = Line(line.number, joined, line.stream, line.process, line.level, line.prefixed)
-                    mm = KINDS[0][1].search(joined) if kind == "args" else KINDS[1][1].search(joined)
-                    end = end2
-                out.append(Event(kind, line, mm, too_long))
-            last_end = end + 1
-        return len(text), out
+            head, wrapped = start, False
+            if not has_header(_text(data[start:end])):  # maybe a piece of a hard-wrapped record
+                back = self._record_head(data, start, last_end)
+                if back is not None:
+                    head, wrapped = back, True
+            line_at += data.count(b"\n", pos, head)
+            pos = head
+            got = self._record(data, head, wrapped, final)
+            if got is None:
+                return head, out  # the record may go on in the next block: read it again there
+            line, rec_end, too_long = got
+            line = Line(line_at + 1, line.text, line.stream, line.process, line.level, line.prefixed)
+            events = [Event(kind, line, mm, too_long) for kind, mm in _classify(line)]
+            if events:
+                out += events
+                last_end = rec_end + 1
+        return len(data), out
 
     @staticmethod
-    def _wrapped(text: str, end: int, head: str, kind: str) -> tuple[str, int, bool, bool]:
-        """The record that goes on below line end `end`: (joined text, its end, closed, cut)."""
-        parts = [head]
-        size = len(head)
-        at = end
+    def _record_head(data: bytes, start: int, floor: int) -> int | None:
+        """The start of the record whose hard-wrapped piece begins at `start`: the nearest line
+        above with a log header, when only header-less, non-empty lines lie between."""
+        at = start
+        size = 0
         for _ in range(MAX_WRAPPED):
-            if at + 1 >= len(text):
-                return "".join(parts), at, False, False
-            nxt = text.find("\n", at + 1)
-            raw = text[at + 1:nxt]
+            if at <= floor or at == 0:
+                return None
+            prev = data.rfind(b"\n", 0, at - 1) + 1
+            raw = _text(data[prev:at - 1])
+            size += len(raw)
+            if not raw.strip() or size > MAX_RECORD:
+                return None
+            if has_header(raw):
+                return prev
+            at = prev
+        return None
+
+    @staticmethod
+    def _record(data: bytes, head: int, wrapped: bool, final: bool) -> tuple[Line, int, bool] | None:
+        """The record starting at `head`, with the header-less lines a terminal wrapped it into:
+        (its line, the offset of its last newline, cut at MAX_RECORD); None when it may go on
+        past the block. A following line is part of it while the record's brackets are open, or,
+        for a record known to be wrapped, while the lines above it are as wide as the first."""
+        end = data.find(b"\n", head)
+        first = _text(data[head:end])
+        line = strip(first, 0)
+        parts = [line.text]
+        size = len(line.text)
+        width = len(first)
+        prev_len = width
+        at = end
+        too_long = False
+        for _ in range(MAX_WRAPPED):
+            joined_open = _open("".join(parts)) if len(parts) < 50 or size < MAX_RECORD else True
+            if not (joined_open or (wrapped and prev_len == width)):
+                break
+            if at + 1 >= len(data):
+                if not final:
+                    return None
+                break
+            nxt = data.find(b"\n", at + 1)
+            raw = _text(data[at + 1:nxt])
             if not raw.strip() or has_header(raw):
-                return "".join(parts), at, True, False  # the record ended there
+                break
             piece = clean(raw)
             parts.append(piece)
             size += len(piece)
+            prev_len = len(raw)
             at = nxt
             if size > MAX_RECORD:
-                return "".join(parts), at, True, True
-            if not _open("".join(parts), kind):
-                return "".join(parts), at, True, False
-        return "".join(parts), at, True, True
+                too_long = True
+                break
+        text = "".join(parts) if len(parts) > 1 else parts[0]
+        if len(text) > MAX_RECORD:
+            text, too_long = text[:MAX_RECORD], True
+        return Line(0, text, line.stream, line.process, line.level, line.prefixed), at, too_long
 
 
-def blocks_of(stream, size: int = BLOCK) -> Iterator[str]:
-    """Text blocks of a binary stream, decoded as UTF-8 (a bad byte becomes U+FFFD)."""
-    import codecs
-
-    dec = codecs.getincrementaldecoder("utf-8")(errors="replace")
+def blocks_of(stream, size: int = BLOCK) -> Iterator[bytes]:
+    """Blocks of a binary stream."""
     while True:
         data = stream.read(size)
         if not data:
-            tail = dec.decode(b"", final=True)
-            if tail:
-                yield tail
             return
-        yield dec.decode(data)
+        yield data
