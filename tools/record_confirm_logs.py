@@ -33,47 +33,90 @@ MODELS = ROOT / "tests" / "fixtures" / "models"
 
 
 def choose(goldens: list[dict], n: int) -> list[dict]:
-    """Up to n cases vLLM resolved, spread over the outcomes (cudagraph mode, mode, env or not)."""
+    """Up to n cases vLLM resolved, spread over the outcomes: round-robin over the resolved
+    cudagraph modes, within each over (mode, environment set or not, model)."""
     ok = [g for g in goldens if not g["oracle"].get("error")]
-    by: dict[tuple, list[dict]] = {}
+    by_mode: dict[str, dict[tuple, list[dict]]] = {}
     for g in ok:
         o = g["oracle"]
-        key = (o.get("cudagraph_mode"), o.get("mode") or o.get("level"), bool(g["env"]), g["model"])
-        by.setdefault(key, []).append(g)
+        sub = (str(o.get("mode") or o.get("level")), bool(g["env"]), g["model"])
+        by_mode.setdefault(str(o.get("cudagraph_mode")), {}).setdefault(sub, []).append(g)
+    queues = {m: [g for r in range(max(map(len, subs.values())))
+                  for _, gs in sorted(subs.items(), key=str) if r < len(gs) for g in [gs[r]]]
+              for m, subs in by_mode.items()}
     chosen: list[dict] = []
-    rounds = 0
-    while len(chosen) < n and rounds < 50:
-        for key in sorted(by, key=str):
-            if len(by[key]) > rounds and len(chosen) < n:
-                chosen.append(by[key][rounds])
-        rounds += 1
+    r = 0
+    while len(chosen) < n and any(len(q) > r for q in queues.values()):
+        for m in sorted(queues):
+            if len(queues[m]) > r and len(chosen) < n:
+                chosen.append(queues[m][r])
+        r += 1
     return sorted(chosen, key=lambda g: g["id"])
 
 
+def _defining_module(name: str) -> str:
+    """The vllm.entrypoints module that defines `name` (releases moved it: feature-detected from
+    the installed sources, not a list of places)."""
+    import vllm.entrypoints as ep
+
+    root = Path(ep.__file__).parent
+    hits = sorted(p for p in root.rglob("*.py") if f"def {name}(" in p.read_text(errors="replace")
+                  and "launchers" not in p.parts and "run_batch" not in p.name)
+    if not hits:
+        raise SystemExit(f"this vLLM defines no {name}")
+    rel = hits[0].relative_to(root.parent.parent).with_suffix("")
+    return ".".join(rel.parts)
+
+
 def _find_log_non_default_args():
-    for mod in ("vllm.entrypoints.utils", "vllm.entrypoints.openai.cli_args", "vllm.entrypoints.serve.utils.api_utils",
-                "vllm.entrypoints.openai.api_server"):
-        try:
-            m = __import__(mod, fromlist=["x"])
-        except Exception:  # noqa: BLE001 - a module a release does not have
-            continue
-        fn = getattr(m, "log_non_default_args", None)
-        if fn is not None:
-            return fn
-    raise SystemExit("this vLLM has no log_non_default_args")
+    import importlib
+
+    return getattr(importlib.import_module(_defining_module("log_non_default_args")), "log_non_default_args")
 
 
 def _serve_parser():
+    """The parser `log_non_default_args` compares against: the `make_arg_parser` its own module
+    imports (else the one of the entrypoints)."""
+    import importlib
+
     try:
         from vllm.utils.argparse_utils import FlexibleArgumentParser
     except ImportError:
         from vllm.utils import FlexibleArgumentParser
-    from vllm.entrypoints.openai.cli_args import make_arg_parser
-
-    parser = make_arg_parser(FlexibleArgumentParser())
+    logmod = importlib.import_module(_defining_module("log_non_default_args"))
+    m = re.search(r"from ([\w.]+) import[^\n]*\bmake_arg_parser\b", inspect.getsource(logmod))
+    mod = m.group(1) if m else _defining_module("make_arg_parser")
+    parser = importlib.import_module(mod).make_arg_parser(FlexibleArgumentParser())
     if not any(a.dest == "model_tag" for a in parser._actions):
         parser.add_argument("model_tag", nargs="?")
     return parser
+
+
+class _Keep(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def _logged(fn, ns) -> str:
+    """The message `fn` logs, taken from its module's own logger (whatever vLLM did to the
+    logging configuration meanwhile)."""
+    import importlib
+
+    logger = getattr(importlib.import_module(fn.__module__), "logger")
+    keep = _Keep()
+    logger.addHandler(keep)
+    old = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        fn(ns)
+    finally:
+        logger.removeHandler(keep)
+        logger.setLevel(old)
+    return next(m for m in keep.messages if "non-default args" in m)
 
 
 def _engine_format() -> str:
@@ -124,9 +167,7 @@ def main() -> int:
             ns = parser.parse_args(words)
             if getattr(ns, "model_tag", None):
                 ns.model = ns.model_tag
-            vr._CAPTURE.records.clear()
-            log_args(ns)
-            args_msg = next(r.getMessage() for r in vr._CAPTURE.records if "non-default args" in r.getMessage())
+            args_msg = _logged(log_args, ns)
             engine_args = AsyncEngineArgs.from_cli_args(ns)
             config = engine_args.create_engine_config(usage_context=UsageContext.OPENAI_API_SERVER)
             engine_msg = fmt % ((vllm.__version__, config) if fmt.count("%s") == 2 else (config,))

@@ -153,7 +153,7 @@ def confirm(fmt, gpu, env, vllm_version, record_dir, verbose, logs) -> None:
                 say(f"wrote {p}")
         except OSError as e:
             raise usage_error(UsageProblem(f"--record {record_dir}: {e.strerror or e}")) from None
-    compared = [c for c in comparisons if c.rows]
+    compared = [c for c in comparisons if c.compared]
     if any(not c.agrees for c in comparisons):
         sys.exit(EXIT_DISAGREE)
     if not compared:

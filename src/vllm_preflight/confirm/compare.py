@@ -54,10 +54,16 @@ class Comparison:
     vllm_error: str | None = None
     resolved: dict | None = None
     not_compared: list[str] = field(default_factory=list)
+    arguments_unknown: bool = False  # no verdict: the start's arguments could not be read
 
     @property
     def agrees(self) -> bool:
         return not self.disagreements
+
+    @property
+    def compared(self) -> bool:
+        """Whether the logged compilation_config was read and held against the prediction."""
+        return not self.arguments_unknown and any(r.setting not in reconstruct.TOP_FIELDS for r in self.rows)
 
     @property
     def where(self) -> str:
@@ -174,19 +180,18 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
     quant = fields_text(start.config_text).get("quantization", "").strip()
     if quant and quant != "None":
         c.facts.append(f"quantization {quant} (the log)")
+    args: dict | None = None
     if start.args_text is None:
         c.problems.append(f"line {start.line}: no `non-default args` line before this start: the arguments are "
-                          f"unknown, so the prediction is made for vLLM's defaults")
-        args: dict = {}
-        model = fields_text(start.config_text).get("model", "").strip().strip("'\"")
-        if model:
-            args = {"model": model}
+                          f"unknown, so no setting is held against a prediction")
     else:
         args, why = reconstruct.parse_args_text(start.args_text)
         if why:
             c.problems.append(f"line {start.args_line}: {why}")
-        if args is None:
-            args = {}
+    if args is None:
+        c.arguments_unknown = True
+        model = fields_text(start.config_text).get("model", "").strip().strip("'\"")
+        args = {"model": model} if model else {}
     rebuilt = reconstruct.rebuild(args, release)
     c.argv, c.left_out = rebuilt.argv, rebuilt.left_out
     dep = Deployment(argv=tuple(rebuilt.argv), env=tuple(env or ()), source=c.where)
@@ -196,6 +201,8 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
         c.problems.append(str(e))
         return c
     c.reproduce = _reproduce(release, c.gpu, env or [], rebuilt.argv)
+    if res.vllm_error is not None and c.arguments_unknown:
+        return c
     if res.vllm_error is not None:
         c.vllm_error = f"{res.vllm_error.type}: {res.vllm_error.message}".splitlines()[0][:300]
         c.disagreements.append(f"vllm-preflight predicts vLLM {release} refuses these arguments ({c.vllm_error}), "
@@ -223,6 +230,9 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
             elif p.get("default_from"):
                 row.why.insert(0, p["default_from"])
         c.rows.append(row)
+    if c.arguments_unknown:
+        c.not_compared.append("every setting (the arguments are unknown)")
+        return c
     _runtime(c, start, res.resolved)
     for row in c.rows:
         if not row.agree:

@@ -47,11 +47,14 @@ def parse_args_text(text: str) -> tuple[dict | None, str | None]:
 
 def _json_value(value: Any) -> Any:
     if isinstance(value, Call):
-        return {k: _json_value(v) for k, v in value.kwargs.items()}
+        return {k: _json_value(v) for k, v in value.kwargs.items() if v is not None}
     if isinstance(value, EnumMember):
-        return value.name
+        # an IntEnum or a str Enum is given by its value (CompilationMode 3, DynamicShapesType
+        # 'backed'); CUDAGraphMode (tuple values) by its name, as vLLM's validator takes it
+        return value.value if isinstance(value.value, (int, str)) and not isinstance(value.value, bool) else value.name
     if isinstance(value, dict):
-        return {str(k): _json_value(v) for k, v in value.items()}
+        # the serve parser logs the whole parsed config: a field left None is its default
+        return {str(k): _json_value(v) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple, set, frozenset)):
         return [_json_value(v) for v in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value)]
     if isinstance(value, Opaque):

@@ -32,7 +32,7 @@ def text(comparisons: list[Comparison], verbose: bool = False) -> str:
     for c in comparisons:
         out += _start_text(c, verbose)
         out.append("")
-    agree = sum(c.agrees and c.release is not None for c in comparisons)
+    agree = sum(c.agrees and c.compared for c in comparisons)
     out.append(f"{len(comparisons)} engine start(s): {agree} agree with the prediction, "
                f"{sum(not c.agrees for c in comparisons)} disagree")
     return "\n".join(line_start(ln) if i == 0 or ln[:1] not in " ≠=" else visible(ln) for i, ln in enumerate(out))
@@ -54,7 +54,9 @@ def _start_text(c: Comparison, verbose: bool) -> list[str]:
     hidden = [r for r in c.rows if r not in shown]
     width = max((len(r.setting) for r in shown + ([c.runtime] if c.runtime else [])), default=10)
     for r in shown + ([c.runtime] if c.runtime else []):
-        if r.agree:
+        if c.arguments_unknown:
+            lines.append(f"  · {r.setting.ljust(width)}  logged {_short(r.logged)}")
+        elif r.agree:
             lines.append(f"  = {r.setting.ljust(width)}  {_short(r.logged)}")
         else:
             lines.append(f"  ≠ {r.setting.ljust(width)}  logged {_short(r.logged)} · predicted {_short(r.predicted)}")
@@ -77,6 +79,10 @@ def _start_text(c: Comparison, verbose: bool) -> list[str]:
         lines.append("  assumed: " + a)
     if c.release is None:
         lines.append("  not compared: no release to check it against")
+    elif c.arguments_unknown:
+        lines.append("  not compared: the arguments are unknown (the values above are what the node logged)")
+    elif not c.compared and c.agrees:
+        lines.append("  not compared: the engine line's compilation_config could not be read")
     elif c.agrees:
         n = len(c.rows) + (1 if c.runtime else 0)
         lines.append(f"  agrees: {n} settings as predicted for vLLM {c.release}")
@@ -88,7 +94,7 @@ def to_json(comparisons: list[Comparison], errors: list[str]) -> str:
         "schema": SCHEMA_ID,
         "starts": [_start_json(c) for c in comparisons],
         "errors": errors,
-        "summary": {"starts": len(comparisons), "agree": sum(c.agrees and c.release is not None for c in comparisons),
+        "summary": {"starts": len(comparisons), "agree": sum(c.agrees and c.compared for c in comparisons),
                     "disagree": sum(not c.agrees for c in comparisons)},
     }
     return json.dumps(doc, indent=2, ensure_ascii=True, default=str)
@@ -111,7 +117,7 @@ def _start_json(c: Comparison) -> dict:
         "crashed": {"line": st.crashed[0], "text": st.crashed[1]} if st.crashed else None,
         "facts": c.facts, "assumptions": c.assumptions, "problems": c.problems,
         "not_compared": c.not_compared, "disagreements": c.disagreements, "reproduce": c.reproduce,
-        "agrees": c.agrees and c.release is not None,
+        "agrees": c.agrees and c.compared,
     }
 
 
@@ -124,7 +130,7 @@ def concise(comparisons: list[Comparison]) -> str:
             out.append(f"{where}: error confirm {d}")
         for p in c.problems:
             out.append(f"{where}: warning confirm not read: {p}")
-        if c.agrees and c.release:
+        if c.agrees and c.compared:
             n = len(c.rows) + (1 if c.runtime else 0)
             out.append(f"{where}: info confirm vLLM {c.logged_release}: {n} settings as predicted")
     return "\n".join(line_start(visible(ln), path=True) for ln in out)

@@ -205,6 +205,8 @@ class Scanner:
         end = data.find(b"\n", head)
         first = _text(data[head:end])
         line = strip(first, 0)
+        if "LLM engine (v" in line.text and "compilation_config=" not in line.text:
+            wrapped = True  # an engine line always ends in its compilation_config: cut by a wrap
         parts = [line.text]
         size = len(line.text)
         width = len(first)
