@@ -24,7 +24,7 @@ from vllm_preflight.confirm.command import read_log  # noqa: E402
 from vllm_preflight.confirm.compare import compare  # noqa: E402
 from vllm_preflight.confirm.starts import config_fields  # noqa: E402
 
-REQUIRED = ("0.33.0",)
+REQUIRED = ("0.11.0", "0.33.0")
 READ_BACK = ("mode", "cudagraph_mode", "splitting_ops", "use_inductor_graph_partition", "custom_ops",
              "max_cudagraph_capture_size")
 
@@ -45,10 +45,11 @@ def _read_back_problems(case: dict, start) -> list:
     if sorted(got.get("cudagraph_capture_sizes") or []) != sorted(exp["cudagraph_capture_sizes"] or []):
         bad.append(("cudagraph_capture_sizes", got.get("cudagraph_capture_sizes"), exp["cudagraph_capture_sizes"]))
     passes = {k.removeprefix("pass_config."): v for k, v in got.items() if k.startswith("pass_config.")}
-    # each release's PassConfig repr shows some of its fields: each one shown must be vLLM's value
+    # each release's repr shows some of PassConfig's fields (0.11's JSON none that are left at
+    # their defaults): each one shown must be vLLM's value
     wrong = {k: v for k, v in passes.items() if (exp["pass_config"] or {}).get(k, "absent") != v}
-    if not passes or wrong:
-        bad.append(("pass_config", wrong or passes, exp["pass_config"]))
+    if wrong:
+        bad.append(("pass_config", wrong, exp["pass_config"]))
     for k in ("tensor_parallel_size", "data_parallel_size"):
         if k in got and got[k] != exp[k]:
             bad.append((k, got[k], exp[k]))

@@ -178,7 +178,7 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
         cc = None
     logged = reconstruct.logged_values(cc, fields)
     quant = fields_text(start.config_text).get("quantization", "").strip()
-    if quant and quant != "None":
+    if quant:
         c.facts.append(f"quantization {quant} (the log)")
     args: dict | None = None
     if start.args_text is None:
@@ -201,6 +201,7 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
         c.problems.append(str(e))
         return c
     c.reproduce = _reproduce(release, c.gpu, env or [], rebuilt.argv)
+    c.assumptions += [f"model facts: {a.source}" for a in res.assumptions if a.fact == "model"]
     if res.vllm_error is not None and c.arguments_unknown:
         return c
     if res.vllm_error is not None:

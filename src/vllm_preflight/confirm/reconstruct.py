@@ -62,6 +62,17 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def _modes_by_name(cfg: Any) -> Any:
+    """Older releases log CompilationConfig as JSON with CUDAGraphMode's value (2, [2, 1]): given
+    back as its name, the way a user writes it."""
+    if isinstance(cfg, dict) and "cudagraph_mode" in cfg:
+        v = cfg["cudagraph_mode"]
+        key = tuple(v) if isinstance(v, list) else v
+        if isinstance(key, (int, tuple)) and not isinstance(key, bool) and key in CUDAGRAPH_BY_VALUE:
+            cfg = {**cfg, "cudagraph_mode": CUDAGRAPH_BY_VALUE[key]}
+    return cfg
+
+
 def rebuild(args: dict, release: str) -> Rebuilt:
     """`vllm serve MODEL ...` words that give the logged arguments."""
     from vllm_preflight.releases import option_table
@@ -94,7 +105,7 @@ def rebuild(args: dict, release: str) -> Rebuilt:
         if value is None:
             continue
         if isinstance(value, (dict, Call)):
-            argv += [flag, json.dumps(_json_value(value), separators=(",", ":"))]
+            argv += [flag, json.dumps(_modes_by_name(_json_value(value)), separators=(",", ":"))]
         elif isinstance(value, (list, tuple, set, frozenset)):
             items = _json_value(value)
             if opt.nargs in ("+", "*") or (isinstance(opt.nargs, int) and opt.nargs > 1):
