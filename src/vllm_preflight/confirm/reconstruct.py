@@ -73,6 +73,20 @@ def _modes_by_name(cfg: Any) -> Any:
     return cfg
 
 
+# The serve parser logs the whole parsed CompilationConfig: the fields the resolver reads are
+# given back unless they hold the value a config nobody wrote holds; the rest set nothing the
+# resolver reads, and left out they keep the reproduction short.
+CC_READ = {"mode": None, "level": None, "cudagraph_mode": None, "splitting_ops": None,
+           "use_inductor_graph_partition": None, "custom_ops": [], "backend": "", "cudagraph_capture_sizes": None,
+           "max_cudagraph_capture_size": None, "use_cudagraph": True, "full_cuda_graph": False,
+           "cudagraph_mm_encoder": False, "compile_ranges_endpoints": None, "compile_ranges_split_points": None,
+           "pass_config": {}}
+
+
+def _read_fields(cfg: dict) -> dict:
+    return {k: v for k, v in cfg.items() if k in CC_READ and v != CC_READ[k]}
+
+
 def rebuild(args: dict, release: str) -> Rebuilt:
     """`vllm serve MODEL ...` words that give the logged arguments."""
     from vllm_preflight.releases import option_table
@@ -105,7 +119,12 @@ def rebuild(args: dict, release: str) -> Rebuilt:
         if value is None:
             continue
         if isinstance(value, (dict, Call)):
-            argv += [flag, json.dumps(_modes_by_name(_json_value(value)), separators=(",", ":"))]
+            cfg = _modes_by_name(_json_value(value))
+            if dest == "compilation_config" and isinstance(cfg, dict):
+                cfg = _read_fields(cfg)
+                if not cfg:
+                    continue
+            argv += [flag, json.dumps(cfg, separators=(",", ":"))]
         elif isinstance(value, (list, tuple, set, frozenset)):
             items = _json_value(value)
             if opt.nargs in ("+", "*") or (isinstance(opt.nargs, int) and opt.nargs > 1):

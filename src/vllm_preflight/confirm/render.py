@@ -6,6 +6,7 @@ are shown, never obeyed); JSON keeps the exact text as ASCII escapes.
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any
 
 from vllm_preflight.confirm.compare import Comparison
@@ -47,7 +48,7 @@ def _start_text(c: Comparison, verbose: bool) -> list[str]:
     head += f" · {c.gpu or '?'} · {procs}"
     lines = [head]
     if c.argv:
-        lines.append("  arguments (non-default args): " + " ".join(c.argv[2:]))
+        lines.append("  arguments (non-default args): " + shlex.join(c.argv[2:]))
     if c.left_out:
         lines.append("  not an engine setting, left out: " + ", ".join(c.left_out))
     shown = [r for r in c.rows if verbose or not r.agree or r.setting in KEY_SETTINGS]
