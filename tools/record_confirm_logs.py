@@ -71,7 +71,7 @@ def _defining_module(name: str) -> str:
 def _find_log_non_default_args():
     import importlib
 
-    return getattr(importlib.import_module(_defining_module("log_non_default_args")), "log_non_default_args")
+    return importlib.import_module(_defining_module("log_non_default_args")).log_non_default_args
 
 
 def _serve_parser():
@@ -106,7 +106,7 @@ def _logged(fn, ns) -> str:
     logging configuration meanwhile)."""
     import importlib
 
-    logger = getattr(importlib.import_module(fn.__module__), "logger")
+    logger = importlib.import_module(fn.__module__).logger
     keep = _Keep()
     logger.addHandler(keep)
     old = logger.level
@@ -191,9 +191,9 @@ def main() -> int:
     out = Path(a.output or ROOT / "tests" / "fixtures" / "confirm" / f"{a.version}.jsonl.gz")
     out.parent.mkdir(parents=True, exist_ok=True)
     data = "".join(json.dumps(x, sort_keys=True) + "\n" for x in out_lines).encode()
-    with open(out, "wb") as f:  # no file name or date inside: the same cases give the same bytes
-        with gzip.GzipFile(fileobj=f, mode="wb", filename="", mtime=0) as z:
-            z.write(data)
+    # no file name or date inside: the same cases give the same bytes
+    with open(out, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", filename="", mtime=0) as z:
+        z.write(data)
     print(f"{out}: {len(out_lines)} cases of vLLM {vllm.__version__}; {dict(outcomes)}")
     logging.shutdown()
     return 0

@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-import logs  # noqa: E402
-
-from tests.cli_support import _runner  # noqa: E402
+import logs
+from tests.cli_support import _runner
 
 
 def run(*args: str, stdin: str | None = None):
@@ -229,7 +228,7 @@ def test_gpu_line_is_taken_from_the_log(cases, tmp_path):
     lines.insert(0, "(APIServer pid=4021) INFO 12-02 14:43:30 [cuda.py:100] Device 0: NVIDIA H100 80GB HBM3")
     path = tmp_path / "h100.log"
     path.write_text("\n".join(lines) + "\n")
-    code, out, _ = run("--format", "json", str(path))
+    _code, out, _ = run("--format", "json", str(path))
     start = _json(out)["starts"][0]
     assert start["gpu"] == "H100" and "GPU H100 (the log: H100 80GB HBM3)" in start["facts"]
 
@@ -252,7 +251,7 @@ def test_record_is_read_by_the_matrix(cases, tmp_path):
 def test_one_line_of_4_mib(tmp_path):
     path = tmp_path / "huge.log"
     path.write_bytes(b"non-default args: {'a': '" + b"x" * (4 << 20) + b"'}\n")
-    code, out, err = run(str(path))
+    code, _out, err = run(str(path))
     assert code == 2
     assert f"{path}:1: a line longer than" in err and "Traceback" not in err
     assert len(err.splitlines()) == 2  # that line, and: no engine start found

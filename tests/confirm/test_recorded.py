@@ -16,13 +16,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "golden"))
-import logs  # noqa: E402
-from compare import expected_of, normalized  # noqa: E402
+import logs
+from compare import expected_of, normalized
 
-from vllm_preflight.confirm import reconstruct  # noqa: E402
-from vllm_preflight.confirm.command import read_log  # noqa: E402
-from vllm_preflight.confirm.compare import compare  # noqa: E402
-from vllm_preflight.confirm.starts import config_fields  # noqa: E402
+from vllm_preflight.confirm import reconstruct
+from vllm_preflight.confirm.command import read_log
+from vllm_preflight.confirm.compare import compare
+from vllm_preflight.confirm.starts import config_fields
 
 REQUIRED = ("0.11.0", "0.33.0")
 READ_BACK = ("mode", "cudagraph_mode", "splitting_ops", "use_inductor_graph_partition", "custom_ops",

@@ -82,7 +82,7 @@ def release_for(logged: str) -> tuple[str | None, str | None]:
         return None, f"the log names vLLM {logged!r}, which is no version"
     if v.dev is not None or (v.pre is not None and release_of(logged) not in SUPPORTED):
         # a development build of main precedes the next release: its code is that release's
-        later = [r for r in SUPPORTED if parse_version(r) >= v]
+        later = [r for r in SUPPORTED if _v(r) >= v]
         if later:
             return later[0], (f"vLLM {logged} is a {kind_of(logged)}: checked as {later[0]}, the release it "
                               f"precedes (its code may differ from that release)")
@@ -91,12 +91,18 @@ def release_for(logged: str) -> tuple[str | None, str | None]:
     base = release_of(logged)
     if base in SUPPORTED:
         return base, f"vLLM {logged} ({kind_of(logged) or 'a build'}) checked as {base}"
-    newer = [r for r in SUPPORTED if parse_version(r) >= v]
+    newer = [r for r in SUPPORTED if _v(r) >= v]
     if not newer:
         return SUPPORTED[-1], f"vLLM {logged} is newer than every release vllm-preflight models: checked as {SUPPORTED[-1]}"
-    if parse_version(SUPPORTED[0]) > v:
+    if _v(SUPPORTED[0]) > v:
         return None, f"vLLM {logged} is older than the releases vllm-preflight models ({SUPPORTED[0]} on)"
     return newer[0], f"vLLM {logged} is not modelled: checked as {newer[0]}, the next modelled release"
+
+
+def _v(release: str):
+    from vllm_preflight.releases.versions import Version
+
+    return Version(release)
 
 
 def gpu_of(logged: str | None) -> str | None:
@@ -110,9 +116,8 @@ def gpu_of(logged: str | None) -> str | None:
     for g in GPUS.values():
         full = g.device_name.upper().replace("NVIDIA", "").replace(" ", "").replace("-", "")
         short = g.name.upper()
-        if norm.startswith(full) or norm == short or norm.startswith(short):
-            if best is None or len(g.name) > len(best):
-                best = g.name
+        if (norm.startswith((full, short)) or norm == short) and (best is None or len(g.name) > len(best)):
+            best = g.name
     return best
 
 
@@ -164,15 +169,17 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
         c.facts.append("FlashInfer is not installed on the node (the log)")
     wanted = ("compilation_config",) + reconstruct.TOP_FIELDS
     fields, field_problems = config_fields(start.config_text, wanted)
-    for name, why in field_problems:
-        c.problems.append(f"line {start.line}: {name}: {why}")
+    for name, problem in field_problems:
+        c.problems.append(f"line {start.line}: {name}: {problem}")
+    from vllm_preflight.confirm.literal import Call
+
     cc = fields.get("compilation_config")
     if "compilation_config" not in fields and not any(n == "compilation_config" for n, _ in field_problems):
         c.problems.append(f"line {start.line}: the engine config line holds no compilation_config")
-    elif cc is not None and not isinstance(cc, (dict, str)) and type(cc).__name__ != "Call":
+    elif cc is not None and not isinstance(cc, (dict, str, Call)):
         c.problems.append(f"line {start.line}: compilation_config is no dict (a {type(cc).__name__}); not compared")
         cc = None
-    elif type(cc).__name__ == "Call" and cc.name != "CompilationConfig":
+    elif isinstance(cc, Call) and cc.name != "CompilationConfig":
         c.problems.append(f"line {start.line}: compilation_config is written as {cc.name}(...), not a config "
                           f"repr the reader knows; not compared")
         cc = None
@@ -209,12 +216,13 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
         c.disagreements.append(f"vllm-preflight predicts vLLM {release} refuses these arguments ({c.vllm_error}), "
                                f"but the node started: a wrong prediction. Reproduce: {c.reproduce}")
         return c
-    c.resolved = res.resolved
-    predicted = reconstruct.predicted_values(res.resolved)
+    resolved: dict = res.resolved or {}
+    c.resolved = resolved
+    predicted = reconstruct.predicted_values(resolved)
     plan = {r["setting"]: r for r in res.extra.get("plan") or []}
-    reasons = {}
-    for e in res.events:
-        reasons.setdefault(e.rule, e.reason)
+    reasons: dict[str, str] = {}
+    for ev in res.events:
+        reasons.setdefault(ev.rule, ev.reason)
     for key, value in logged.items():
         if key not in predicted:
             c.not_compared.append(key)
@@ -234,7 +242,7 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
     if c.arguments_unknown:
         c.not_compared.append("every setting (the arguments are unknown)")
         return c
-    _runtime(c, start, res.resolved)
+    _runtime(c, start, resolved)
     for row in c.rows:
         if not row.agree:
             c.disagreements.append(

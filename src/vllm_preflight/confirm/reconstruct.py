@@ -76,7 +76,7 @@ def _modes_by_name(cfg: Any) -> Any:
 # The serve parser logs the whole parsed CompilationConfig: the fields the resolver reads are
 # given back unless they hold the value a config nobody wrote holds; the rest set nothing the
 # resolver reads, and left out they keep the reproduction short.
-CC_READ = {"mode": None, "level": None, "cudagraph_mode": None, "splitting_ops": None,
+CC_READ: dict[str, Any] = {"mode": None, "level": None, "cudagraph_mode": None, "splitting_ops": None,
            "use_inductor_graph_partition": None, "custom_ops": [], "backend": "", "cudagraph_capture_sizes": None,
            "max_cudagraph_capture_size": None, "use_cudagraph": True, "full_cuda_graph": False,
            "cudagraph_mm_encoder": False, "compile_ranges_endpoints": None, "compile_ranges_split_points": None,

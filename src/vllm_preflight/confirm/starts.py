@@ -64,15 +64,15 @@ def group(events: list[Event]) -> tuple[list[Start], dict]:
                        processes=[ln.process or "main"])
             st.config_text = ln.text[ev.match.end():] if ev.match else ""
             if ev.too_long:
-                st.problems.append((ln.number, "the engine config line is longer than the reader takes; "
-                                                "read up to its limit"))
+                st.problems.append((ln.number, ("the engine config line is longer than the reader takes; "
+                                                "read up to its limit")))
             args = last_args.get(ln.stream)
             if args is not None:
                 st.args_text = args.line.text.split("non-default args: ", 1)[1]
                 st.args_line = args.line.number
                 if args.too_long:
-                    st.problems.append((args.line.number, "the non-default args line is longer than the reader "
-                                                          "takes"))
+                    st.problems.append((args.line.number, ("the non-default args line is longer than the reader "
+                                                          "takes")))
             st.gpu = pending.get("gpu")
             st.arch = pending.get("arch")
             st.server_version = pending.get("server_version")
@@ -164,7 +164,7 @@ def config_fields(text: str, wanted: tuple[str, ...]) -> tuple[dict[str, Any], l
 def fields_text(text: str) -> dict[str, str]:
     """Every `name=value` of the config line as text (for facts such as `quantization=fp8`)."""
     marks = list(_FIELD.finditer(text))
-    out = {}
+    out: dict[str, str] = {}
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         out.setdefault(m.group(1), text[m.end():end])
