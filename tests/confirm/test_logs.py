@@ -286,6 +286,26 @@ def test_non_literal_reprs_are_never_evaluated(cases, tmp_path):
     assert any("the non-default args are not a literal" in p for p in start["problems"])
 
 
+def test_an_endless_wrapped_record_is_read_once(cases, tmp_path):
+    """An engine line whose dict never closes, wrapped into 20,000 lines of 80 characters: read
+    up to the limit, in one pass (not once per line), and said."""
+    import time
+
+    case = _case(cases, "FULL_DECODE_ONLY")
+    head = case["engine"].split("compilation_config=", 1)[0] + "compilation_config={'cudagraph_capture_sizes': ["
+    lines = logs.start_log(dict(case, engine=head), finished=False)
+    at = next(i for i, ln in enumerate(lines) if "LLM engine" in ln) + 1
+    lines[at:at] = ["1, " * 26 + "1,"] * 20_000
+    path = tmp_path / "endless.log"
+    path.write_text("\n".join(lines) + "\n")
+    t = time.perf_counter()
+    code, out, err = run("--format", "json", str(path))
+    assert time.perf_counter() - t < 30
+    start = _json(out)["starts"][0]
+    assert code == 2 and "Traceback" not in err
+    assert any("longer than the reader takes" in p for p in start["problems"])
+
+
 def test_a_fifo_is_not_opened(tmp_path):
     import os
 

@@ -73,27 +73,34 @@ class Event:
     too_long: bool = False  # the record was cut at MAX_RECORD
 
 
-def _open(text: str) -> bool:
-    """Whether a message's brackets or quotes are not closed yet (a hard-wrapped record goes on
-    below). Apostrophes in prose count only inside a bracket."""
-    depth = 0
-    quote = ""
-    esc = False
-    for ch in text:
-        if quote:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"" and depth > 0:
-            quote = ch
-        elif ch in "{[(":
-            depth += 1
-        elif ch in "}])":
-            depth -= 1
-    return depth > 0 or bool(quote)
+class _Balance:
+    """Whether a message's brackets or quotes are still open, fed piece by piece (a record a
+    terminal wrapped into thousands of lines is read once, not once per line). Apostrophes in
+    prose count only inside a bracket."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""
+        self.esc = False
+
+    def feed(self, text: str) -> bool:
+        depth, quote, esc = self.depth, self.quote, self.esc
+        for ch in text:
+            if quote:
+                if esc:
+                    esc = False
+                elif ch == "\\":
+                    esc = True
+                elif ch == quote:
+                    quote = ""
+            elif ch in "'\"" and depth > 0:
+                quote = ch
+            elif ch in "{[(":
+                depth += 1
+            elif ch in "}])":
+                depth -= 1
+        self.depth, self.quote, self.esc = depth, quote, esc
+        return depth > 0 or bool(quote)
 
 
 def _classify(line: Line) -> Iterator[tuple[str, re.Match]]:
@@ -213,8 +220,9 @@ class Scanner:
         prev_len = width
         at = end
         too_long = False
+        balance = _Balance()
+        joined_open = balance.feed(line.text)
         for _ in range(MAX_WRAPPED):
-            joined_open = _open("".join(parts)) if len(parts) < 50 or size < MAX_RECORD else True
             if not (joined_open or (wrapped and prev_len == width)):
                 break
             if at + 1 >= len(data):
@@ -230,9 +238,12 @@ class Scanner:
             size += len(piece)
             prev_len = len(raw)
             at = nxt
+            joined_open = balance.feed(piece)
             if size > MAX_RECORD:
                 too_long = True
                 break
+        else:  # MAX_WRAPPED lines and still open
+            too_long = True
         text = "".join(parts) if len(parts) > 1 else parts[0]
         if len(text) > MAX_RECORD:
             text, too_long = text[:MAX_RECORD], True
