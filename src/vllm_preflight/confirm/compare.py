@@ -272,8 +272,15 @@ def _runtime(c: Comparison, start: Start, resolved: dict) -> None:
                     why)
     if got == want:
         return
+    alternative = next((a for a in rt.get("depends_on") or [] if a.get("cudagraph_mode") == got), None)
     logged_backends = [b.upper().replace(" ", "_") for b in start.backends]
-    if logged_backends and backends and not any(_backend_match(b, lb) for b in backends for lb in logged_backends):
+    if alternative is not None:
+        assumed = alternative.get("assumed", "the tool's assumption")
+        c.disagreements.append(
+            f"runtime cudagraph_mode: the node captured {got}, vllm-preflight predicted {want} assuming "
+            f"{alternative['fact']} = {assumed}; with {alternative['fact']} = {alternative['alternative']} vLLM "
+            f"captures {got}, as the node did: a node fact the tool assumed differently. Reproduce: {c.reproduce}")
+    elif logged_backends and backends and not any(_backend_match(b, lb) for b in backends for lb in logged_backends):
         c.disagreements.append(
             f"runtime cudagraph_mode: the node captured {got}, vllm-preflight predicted {want} because it assumed "
             f"attention backend {', '.join(backends)}; the node used {', '.join(start.backends)}: a node fact the "

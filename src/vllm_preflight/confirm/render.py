@@ -68,6 +68,8 @@ def _start_text(c: Comparison, verbose: bool) -> list[str]:
         lines.append("Why")
         for r in whys:
             lines.append(f"  • {r.setting} {_short(r.predicted)}: " + " ← ".join(r.why))
+    for n, note in st.runtime_notes[:8]:
+        lines.append(f"  the node logged (line {n}): {note}")
     for d in c.disagreements:
         lines.append("  DISAGREES: " + d)
     for p in c.problems:
@@ -115,6 +117,8 @@ def _start_json(c: Comparison) -> dict:
         "settings": [_row_json(r) for r in c.rows],
         "runtime": _row_json(c.runtime) if c.runtime else None,
         "captures": [{"line": n, "what": d} for n, d in st.captures],
+        "backends": st.backends,
+        "runtime_log": [{"line": n, "text": t} for n, t in st.runtime_notes],
         "crashed": {"line": st.crashed[0], "text": st.crashed[1]} if st.crashed else None,
         "facts": c.facts, "assumptions": c.assumptions, "problems": c.problems,
         "not_compared": c.not_compared, "disagreements": c.disagreements, "reproduce": c.reproduce,
