@@ -72,3 +72,30 @@ def test_recorded_logs_read_back_and_agree(release, tmp_path):
         if bad or not c.agrees or c.problems or not c.rows:
             failures.append((case["id"], bad[:2], c.problems[:1], c.disagreements[:1]))
     assert not failures, f"{len(failures)}/{len(cases)}: " + "\n".join(map(repr, failures[:5]))
+
+
+@pytest.mark.parametrize("release", logs.releases())
+def test_every_recorded_start_in_one_collected_log(release, tmp_path):
+    """All of a release's starts one after the other in one `kubectl logs --prefix --timestamps`
+    file, ANSI-coloured, CRLF line ends, every one wrapped at 160 columns: each start found in
+    order, each read and agreeing."""
+    cases = logs.recorded(release)
+    lines: list[str] = []
+    for i, case in enumerate(cases):
+        case["version"] = release
+        start = logs.start_log(case, api=f"(APIServer pid={1000 + i}) ", engine=f"(EngineCore_DP0 pid={5000 + i}) ",
+                               finished=False)
+        for ln in start:
+            ln = f"[pod/vllm-{i}/vllm] 2026-12-02T14:43:37.{i:09d}Z " + ln.replace("INFO", "\x1b[32mINFO\x1b[0m", 1)
+            lines += [ln[k:k + 160] for k in range(0, len(ln), 160)]
+    path = tmp_path / "all.log"
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    starts, notes = read_log(str(path))
+    assert not notes
+    assert [s.stream for s in starts] == [f"pod/vllm-{i}/vllm" for i in range(len(cases))]
+    bad = []
+    for case, st in zip(cases, starts, strict=True):
+        c = compare(st, str(path), env=list(case["golden"]["env"].items()))
+        if _read_back_problems(case, st) or not c.agrees or not c.compared:
+            bad.append(case["id"])
+    assert not bad
