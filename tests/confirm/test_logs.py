@@ -313,3 +313,31 @@ def test_a_fifo_is_not_opened(tmp_path):
     os.mkfifo(fifo)
     code, _, err = run(str(fifo))
     assert code == 2 and "not a regular file" in err
+
+
+def test_a_runtime_difference_the_node_explains_is_a_node_fact(cases, tmp_path):
+    """The runtime stage assumes facts only the node knows (whether the model class compiles a
+    submodule); captures matching the resolver's alternative for such a fact are worded as a
+    fact the tool assumed differently, not as a wrong prediction."""
+    from vllm_preflight.api import check_deployment
+    from vllm_preflight.model import Deployment
+
+    for case in cases:
+        words = [w.replace("{models}", str(logs.MODELS)) for w in case["golden"]["argv"]]
+        res = check_deployment(Deployment(argv=tuple(words), env=tuple(case["golden"]["env"].items())),
+                               vllm_version="0.33.0", gpu="H200")
+        alts = [a for a in res.resolved["runtime"].get("depends_on") or []
+                if a.get("cudagraph_mode") in logs.CAPTURES and a.get("cudagraph_mode") != res.resolved["runtime"]["cudagraph_mode"]]
+        if alts:
+            break
+    else:
+        pytest.fail("no recorded case whose runtime stage depends on a node fact")
+    alt = alts[0]
+    path = tmp_path / "fact.log"
+    path.write_text("\n".join(logs.start_log(case, captures=logs.CAPTURES[alt["cudagraph_mode"]])) + "\n")
+    env = [w for k, v in case["golden"]["env"].items() for w in ("--env", f"{k}={v}")]
+    code, out, _ = run("--format", "json", *env, str(path))
+    [d] = _json(out)["starts"][0]["disagreements"]
+    assert code == 1
+    assert f"with {alt['fact']} = {alt['alternative']} vLLM captures {alt['cudagraph_mode']}" in d
+    assert "a node fact the tool assumed differently" in d and "a wrong prediction" not in d

@@ -292,7 +292,7 @@ def _runtime(c: Comparison, start: Start, resolved: dict) -> None:
 
 
 def _backend_match(ours: str, logged: str) -> bool:
-    a, b = ours.upper().replace("_", ""), logged.upper().replace("_", "")
+    a, b = (x.upper().replace("ATTENTION", "ATTN").replace("_", "").replace(" ", "") for x in (ours, logged))
     return a == b or a.startswith(b) or b.startswith(a)
 
 
