@@ -47,7 +47,7 @@ def _start_text(c: Comparison, verbose: bool) -> list[str]:
         head += f" (checked as {c.release})"
     head += f" · {c.gpu or '?'} · {procs}"
     lines = [head]
-    if c.argv:
+    if c.argv and not c.arguments_unknown:
         lines.append("  arguments (non-default args): " + shlex.join(c.argv[2:]))
     if c.left_out:
         lines.append("  not an engine setting, left out: " + ", ".join(c.left_out))
@@ -64,7 +64,7 @@ def _start_text(c: Comparison, verbose: bool) -> list[str]:
     if hidden:
         lines.append(f"  = {len(hidden)} more settings agree (pass_config fields and the rest; -v lists them)")
     whys = [r for r in c.rows + ([c.runtime] if c.runtime else []) if r.why and (verbose or r.rules or not r.agree)]
-    if whys:
+    if whys and not c.arguments_unknown:
         lines.append("Why")
         for r in whys:
             lines.append(f"  • {r.setting} {_short(r.predicted)}: " + " ← ".join(r.why))
