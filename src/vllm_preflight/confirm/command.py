@@ -23,7 +23,7 @@ class LogProblem(Exception):
 
 def read_log(path: str) -> tuple[list, list[str]]:
     """The starts of one log, and what could not be read in it (each naming path and line)."""
-    from vllm_preflight.confirm.scan import MAX_RECORD, Scanner, blocks_of
+    from vllm_preflight.confirm.scan import MAX_LINE, Scanner, blocks_of
     from vllm_preflight.confirm.starts import group
 
     scanner = Scanner()
@@ -57,7 +57,7 @@ def read_log(path: str) -> tuple[list, list[str]]:
         if close:
             stream.close()
     for n in scanner.long_lines[:5]:
-        notes.append(f"{path}:{n}: a line longer than {MAX_RECORD >> 20} MiB characters; not read")
+        notes.append(f"{path}:{n}: a line longer than {MAX_LINE >> 20} MiB; not read")
     if len(scanner.long_lines) > 5:
         notes.append(f"{path}: {len(scanner.long_lines) - 5} more lines longer than the limit; not read")
     starts, _ = group(events)

@@ -16,6 +16,7 @@ from vllm_preflight.confirm.lines import Line, clean, has_header, strip
 BLOCK = 16 << 20  # bytes read at a time
 MAX_RECORD = 1 << 20  # characters of one log record (the engine line of 0.33.0 is about 10 KB)
 MAX_WRAPPED = 4000  # physical lines one hard-wrapped record may take
+MAX_LINE = 4 * MAX_RECORD  # bytes of one physical line; a longer line is skipped whole, and said
 
 # What the start-up says, by kind (the first that matches a line's message wins).
 KINDS = (
@@ -134,7 +135,7 @@ class Scanner:
                 self._skipping = False
             cut = data.rfind(b"\n") + 1
             if cut == 0:
-                if len(data) > 4 * MAX_RECORD:  # one line longer than any record: skip to its end
+                if len(data) > MAX_LINE:  # one line longer than any record: skip to its end
                     self.long_lines.append(self.line_no + 1)
                     carry = b""
                     self._skipping = True
@@ -160,7 +161,7 @@ class Scanner:
             if start < last_end:
                 continue
             end = data.find(b"\n", start)
-            if end - start > 4 * MAX_RECORD:
+            if end - start > MAX_LINE:
                 line_at += data.count(b"\n", pos, start)
                 pos = start
                 self.long_lines.append(line_at + 1)
