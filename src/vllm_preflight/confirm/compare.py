@@ -243,11 +243,14 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
         c.not_compared.append("every setting (the arguments are unknown)")
         return c
     _runtime(c, start, resolved)
+    gpu_assumed = not gpu and not start.gpu
     for row in c.rows:
         if not row.agree:
+            caveat = (f" (unless the node's GPU is not the {c.gpu} assumed, or its environment set VLLM_* variables "
+                      f"the log does not show: --gpu, --env)" if gpu_assumed else "")
             c.disagreements.append(
                 f"{row.setting}: the node logged {_short(row.logged)}, vllm-preflight predicted {_short(row.predicted)}"
-                f" for vLLM {release}: a wrong prediction. Reproduce: {c.reproduce}")
+                f" for vLLM {release}: a wrong prediction{caveat}. Reproduce: {c.reproduce}")
     return c
 
 
