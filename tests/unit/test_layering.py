@@ -58,7 +58,7 @@ ALLOWED: dict[str, set[str]] = {
     "matrix": {"__init__", "api", "cli", "differences", "errors", "findings", "gpus", "interrupts", "load", "model",
                "model_files", "releases", "resolve", "safe_text", "schema", "verify"},
     # reads vLLM start logs and holds them against check's prediction (records as verify writes them)
-    "confirm": {"api", "cli", "errors", "gpus", "model", "releases", "safe_text", "verify"},
+    "confirm": {"api", "cli", "errors", "gpus", "model", "model_files", "releases", "safe_text", "verify"},
     # -- on top: the only room that imports torch
     "verify": {"__init__", "api", "capture", "cli", "errors", "gpus", "releases", "safe_text"},
 }

@@ -98,11 +98,15 @@ def _pairs(values: tuple[str, ...]) -> list[tuple[str, str]]:
               help="Check against this release instead of the one the log names.")
 @click.option("--record", "record_dir", metavar="DIR", default=None,
               help="Write what each start proves as a verify record into DIR (for `matrix --records DIR`).")
+@click.option("--offline", is_flag=True,
+              help="Read the logged model's files from local folders and the Hugging Face cache only; never the "
+                   "Hub (HF_HUB_OFFLINE=1 does the same).")
 @click.option("--verbose", "-v", is_flag=True, help="Every compared setting, and what was not compared.")
 @click.argument("logs", nargs=-1, required=True)
-def confirm(fmt, gpu, env, vllm_version, record_dir, verbose, logs) -> None:
+def confirm(fmt, gpu, env, vllm_version, record_dir, offline, verbose, logs) -> None:
     """Read vLLM start logs (files, `-` for stdin) and hold each engine start against the prediction."""
-    from vllm_preflight.cli import say, usage_error
+    from vllm_preflight import model_files
+    from vllm_preflight.cli import hub_notice, say, usage_error
     from vllm_preflight.confirm import render
     from vllm_preflight.confirm.compare import compare
     from vllm_preflight.errors import UsageProblem
@@ -115,6 +119,7 @@ def confirm(fmt, gpu, env, vllm_version, record_dir, verbose, logs) -> None:
         except UsageProblem as e:
             raise usage_error(e) from None
     env_pairs = _pairs(env)
+    model_files.begin_run(True if offline else None)  # the logged model's config.json, as `check` reads it
     comparisons = []
     errors: list[str] = []
     for path in logs:
@@ -137,6 +142,7 @@ def confirm(fmt, gpu, env, vllm_version, record_dir, verbose, logs) -> None:
                                            vllm_version=vllm_version))
             except UsageProblem as e:
                 raise usage_error(e) from None
+    hub_notice()
     if fmt == "json":
         click.echo(render.to_json(comparisons, errors))
     elif fmt == "concise":
