@@ -341,3 +341,35 @@ def test_a_runtime_difference_the_node_explains_is_a_node_fact(cases, tmp_path):
     assert code == 1
     assert f"with {alt['fact']} = {alt['alternative']} vLLM captures {alt['cudagraph_mode']}" in d
     assert "a node fact the tool assumed differently" in d and "a wrong prediction" not in d
+
+
+def _failed_log(tp: int) -> str:
+    model = logs.MODELS / "llama-dense"
+    return "\n".join([
+        "(APIServer pid=77) INFO 12-02 14:43:37 [api_server.py:1839] vLLM API server version 0.33.0",
+        f"(APIServer pid=77) INFO 12-02 14:43:37 [utils.py:233] non-default args: {{'model_tag': '{model}', "
+        f"'model': '{model}', 'tensor_parallel_size': {tp}}}",
+        "(APIServer pid=77) Traceback (most recent call last):",
+        '(APIServer pid=77)   File "/usr/local/bin/vllm", line 10, in <module>',
+        "(APIServer pid=77) pydantic_core._pydantic_core.ValidationError: 1 validation error for VllmConfig",
+        "(APIServer pid=77)   Value error, Total number of attention heads (8) must be divisible by tensor parallel "
+        "size (3).",
+    ]) + "\n"
+
+
+def test_a_start_that_failed_before_its_engine_line(tmp_path):
+    """The server logged its arguments, then failed: held against the refusal vllm-preflight
+    predicts for them (agree), or against its prediction that they start (a difference said
+    with both explanations)."""
+    path = tmp_path / "failed.log"
+    path.write_text(_failed_log(3))
+    code, out, _ = run("--format", "json", str(path))
+    [start] = _json(out)["starts"]
+    assert code == 0 and start["agrees"] and start["line"] == 2
+    [row] = start["settings"]
+    assert row["setting"] == "start" and row["predicted"].startswith("refused: ValidationError")
+    assert "ValidationError: 1 validation error for VllmConfig" in row["logged"]
+    path.write_text(_failed_log(2))  # the same failure after arguments vLLM accepts
+    code, out, _ = run("--format", "json", str(path))
+    [d] = _json(out)["starts"][0]["disagreements"]
+    assert code == 1 and "predicts vLLM 0.33.0 starts with these arguments" in d and "tell apart" in d

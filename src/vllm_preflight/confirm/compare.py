@@ -146,7 +146,13 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
 
     c = Comparison(source, start, logged_release=start.version)
     c.problems += [f"line {n}: {why}" for n, why in start.problems]
-    release, note = release_for(vllm_version or start.version)
+    from vllm_preflight.releases import NEWEST
+
+    if start.version == "?" and not vllm_version:
+        release, note = NEWEST, (f"the log names no vLLM version before the failure: checked as {NEWEST}, the newest "
+                                 f"(--vllm-version sets it)")
+    else:
+        release, note = release_for(vllm_version or start.version)
     if note:
         c.assumptions.append(note)
     if release is None:
@@ -167,25 +173,28 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
         c.facts.append("attention backend " + ", ".join(start.backends) + " (the log)")
     if start.flashinfer_missing:
         c.facts.append("FlashInfer is not installed on the node (the log)")
-    wanted = ("compilation_config",) + reconstruct.TOP_FIELDS
-    fields, field_problems = config_fields(start.config_text, wanted)
-    for name, problem in field_problems:
-        c.problems.append(f"line {start.line}: {name}: {problem}")
-    from vllm_preflight.confirm.literal import Call
+    logged: dict = {}
+    fields: dict = {}
+    if start.engine_started:
+        wanted = ("compilation_config",) + reconstruct.TOP_FIELDS
+        fields, field_problems = config_fields(start.config_text, wanted)
+        for name, problem in field_problems:
+            c.problems.append(f"line {start.line}: {name}: {problem}")
+        from vllm_preflight.confirm.literal import Call
 
-    cc = fields.get("compilation_config")
-    if "compilation_config" not in fields and not any(n == "compilation_config" for n, _ in field_problems):
-        c.problems.append(f"line {start.line}: the engine config line holds no compilation_config")
-    elif cc is not None and not isinstance(cc, (dict, str, Call)):
-        c.problems.append(f"line {start.line}: compilation_config is no dict (a {type(cc).__name__}); not compared")
-        cc = None
-    elif isinstance(cc, Call) and cc.name != "CompilationConfig":
-        c.problems.append(f"line {start.line}: compilation_config is written as {cc.name}(...), not a config "
-                          f"repr the reader knows; not compared")
-        cc = None
-    logged = reconstruct.logged_values(cc, fields)
+        cc = fields.get("compilation_config")
+        if "compilation_config" not in fields and not any(n == "compilation_config" for n, _ in field_problems):
+            c.problems.append(f"line {start.line}: the engine config line holds no compilation_config")
+        elif cc is not None and not isinstance(cc, (dict, str, Call)):
+            c.problems.append(f"line {start.line}: compilation_config is no dict (a {type(cc).__name__}); not compared")
+            cc = None
+        elif isinstance(cc, Call) and cc.name != "CompilationConfig":
+            c.problems.append(f"line {start.line}: compilation_config is written as {cc.name}(...), not a config "
+                              f"repr the reader knows; not compared")
+            cc = None
+        logged = reconstruct.logged_values(cc, fields)
     quant = fields_text(start.config_text).get("quantization", "").strip()
-    if quant:
+    if quant and start.engine_started:
         c.facts.append(f"quantization {quant} (the log)")
     args: dict | None = None
     if start.args_text is None:
@@ -210,6 +219,9 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
     c.reproduce = _reproduce(release, c.gpu, env or [], rebuilt.argv)
     c.assumptions += [f"model facts: {a.source}" for a in res.assumptions if a.fact == "model"]
     if res.vllm_error is not None and c.arguments_unknown:
+        return c
+    if not start.engine_started:
+        _failed_start(c, start, res, release)
         return c
     if res.vllm_error is not None:
         c.vllm_error = f"{res.vllm_error.type}: {res.vllm_error.message}".splitlines()[0][:300]
@@ -252,6 +264,27 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
                 f"{row.setting}: the node logged {_short(row.logged)}, vllm-preflight predicted {_short(row.predicted)}"
                 f" for vLLM {release}: a wrong prediction{caveat}. Reproduce: {c.reproduce}")
     return c
+
+
+def _failed_start(c: Comparison, start: Start, res, release: str) -> None:
+    """The server logged its arguments and failed before an engine line: held against whether
+    vllm-preflight predicts vLLM refuses these arguments."""
+    where, text = start.exception or start.crashed or (start.line, "")
+    logged = f"failed at line {where}: {text}"
+    if res.vllm_error is None:
+        c.rows.append(Row("start", logged, "starts", False))
+        c.disagreements.append(
+            f"the server failed before its engine started (line {where}: {text}), but vllm-preflight predicts vLLM "
+            f"{release} starts with these arguments: either a refusal it does not model (a wrong prediction; "
+            f"reproduce: {c.reproduce}) or a failure outside the configuration (memory, model files, network) "
+            f"that the log alone cannot tell apart")
+        return
+    c.vllm_error = f"{res.vllm_error.type}: {res.vllm_error.message}".splitlines()[0][:300]
+    row = Row("start", logged, f"refused: {c.vllm_error}", True, ["refusal"],
+              [f"vllm-preflight predicts vLLM {release} refuses these arguments"])
+    c.rows.append(row)
+    if res.vllm_error.type not in text:
+        c.not_compared.append(f"the node's error text (the prediction is {res.vllm_error.type})")
 
 
 def _runtime(c: Comparison, start: Start, resolved: dict) -> None:

@@ -33,6 +33,7 @@ KINDS = (
     ("arch", re.compile(r"Resolved architecture: ([A-Za-z0-9_]{1,120})")),
     ("gpu", re.compile(r"NVIDIA ((?:GeForce )?(?:RTX ?)?[A-Z]{1,4}\d{2,4}[A-Za-z0-9 -]{0,30})")),
     ("flashinfer", re.compile(r"FlashInfer is not available|flashinfer[^\n]{0,40}not (?:installed|found)")),
+    ("exception", re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception): \S")),
     ("crash", re.compile(r"EngineCore failed to start|Engine core initialization failed|"
                          r"Traceback \(most recent call last\)|RuntimeError: |CUDA out of memory")),
 )
@@ -41,7 +42,7 @@ KINDS = (
 KEYWORDS = ("non-default", "default args: ", "args: {'", "LLM engine (v", "with config: ", "compilation_config=", "server version ", "CUDA graph", "CUDA Graph",
             "Graph capturing finished", " backend", "cudagraph_mode", "CUDAGraphMode", "Resolved architecture: ",
             "NVIDIA ", "FlashInfer is not available", "flashinfer", "EngineCore failed",
-            "Engine core initialization failed", "Traceback (most recent", "RuntimeError: ", "out of memory")
+            "Engine core initialization failed", "Traceback (most recent", "Error: ", "Exception: ", "out of memory")
 
 
 _KEYWORDS_B = tuple(k.encode() for k in KEYWORDS)

@@ -35,6 +35,8 @@ class Start:
     crashed: tuple[int, str] | None = None
     problems: list[tuple[int, str]] = field(default_factory=list)  # what could not be read, and where
     server_version: str | None = None
+    engine_started: bool = True  # False: the server failed after its arguments, before an engine line
+    exception: tuple[int, str] | None = None  # the exception line the failure ended in
 
     @property
     def dp_rank(self) -> str | None:
@@ -50,6 +52,7 @@ def group(events: list[Event]) -> tuple[list[Start], dict]:
     """The starts of a log, and the facts seen outside any start (a GPU line before it)."""
     starts: list[Start] = []
     last_args: dict[str, Event] = {}
+    args_used: set[int] = set()  # args lines a start (with or without an engine line) took
     pending: dict[str, Any] = {}  # facts logged before the first start of a stream
     for ev in events:
         ln = ev.line
@@ -67,7 +70,11 @@ def group(events: list[Event]) -> tuple[list[Start], dict]:
                 st.problems.append((ln.number, ("the engine config line is longer than the reader takes; "
                                                 "read up to its limit")))
             args = last_args.get(ln.stream)
+            if args is not None and args.line.number in args_used and not any(
+                    s.args_line == args.line.number and s.engine_started for s in starts):
+                starts[:] = [s for s in starts if s.engine_started or s.args_line != args.line.number]
             if args is not None:
+                args_used.add(args.line.number)
                 st.args_text = args.line.text.split("non-default args: ", 1)[1]
                 st.args_line = args.line.number
                 if args.too_long:
@@ -85,6 +92,16 @@ def group(events: list[Event]) -> tuple[list[Start], dict]:
             else:
                 starts.append(st)
             continue
+        if ev.kind in ("crash", "exception"):
+            args = last_args.get(ln.stream)
+            if args is not None and args.line.number not in args_used:
+                # the server failed after logging its arguments and before any engine line
+                args_used.add(args.line.number)
+                starts.append(Start(version=pending.get("server_version") or "?", line=args.line.number,
+                                    stream=ln.stream, processes=[args.line.process or "main"],
+                                    args_text=args.line.text.split("non-default args: ", 1)[1],
+                                    args_line=args.line.number, crashed=(ln.number, ln.text[:200]),
+                                    engine_started=False, gpu=pending.get("gpu")))
         target = _owner(starts, ln)
         if ev.kind == "gpu" and ev.match:
             if target is None:
@@ -118,6 +135,9 @@ def group(events: list[Event]) -> tuple[list[Start], dict]:
             target.runtime_notes.append((ln.number, ln.text[:300]))
         elif ev.kind == "crash" and target.crashed is None and not target.capture_done:
             target.crashed = (ln.number, ln.text[:200])
+        elif ev.kind == "exception" and target.exception is None and not target.capture_done \
+                and (target.crashed is not None or not target.engine_started):
+            target.exception = (ln.number, ln.text.strip()[:300])
     return starts, pending
 
 
