@@ -347,13 +347,13 @@ def _failed_log(tp: int) -> str:
     model = logs.MODELS / "llama-dense"
     return "\n".join([
         "(APIServer pid=77) INFO 12-02 14:43:37 [api_server.py:1839] vLLM API server version 0.33.0",
-        f"(APIServer pid=77) INFO 12-02 14:43:37 [utils.py:233] non-default args: {{'model_tag': '{model}', "
-        f"'model': '{model}', 'tensor_parallel_size': {tp}}}",
+        (f"(APIServer pid=77) INFO 12-02 14:43:37 [utils.py:233] non-default args: {{'model_tag': '{model}', "
+        f"'model': '{model}', 'tensor_parallel_size': {tp}}}"),
         "(APIServer pid=77) Traceback (most recent call last):",
         '(APIServer pid=77)   File "/usr/local/bin/vllm", line 10, in <module>',
         "(APIServer pid=77) pydantic_core._pydantic_core.ValidationError: 1 validation error for VllmConfig",
-        "(APIServer pid=77)   Value error, Total number of attention heads (8) must be divisible by tensor parallel "
-        "size (3).",
+        ("(APIServer pid=77)   Value error, Total number of attention heads (8) must be divisible by tensor parallel "
+        "size (3)."),
     ]) + "\n"
 
 
