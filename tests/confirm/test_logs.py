@@ -89,7 +89,7 @@ def _no_process_prefix(lines):
 DECORATIONS = {
     "plain": lambda ls: ls, "docker": _docker, "kubectl": _kubectl, "journald": _journald, "compose": _compose,
     "ansi": _ansi, "wrap80": _wrap(80), "wrap203": _wrap(203), "markdown": _markdown, "quoted": _quoted,
-    "no-prefix": _no_process_prefix, "docker+ansi+wrap120": lambda ls: _wrap(120)(_ansi(_docker(ls))),
+    "no-prefix": _no_process_prefix, "quoted+wrap100": lambda ls: _quoted(_wrap(100)(ls)), "docker+ansi+wrap120": lambda ls: _wrap(120)(_ansi(_docker(ls))),
 }
 
 

@@ -222,6 +222,7 @@ class Scanner:
         prev_len = width
         at = end
         too_long = False
+        quoted = clean(first).startswith(">")
         balance = _Balance()
         joined_open = balance.feed(line.text)
         for _ in range(MAX_WRAPPED):
@@ -236,6 +237,8 @@ class Scanner:
             if not raw.strip() or has_header(raw):
                 break
             piece = clean(raw)
+            if quoted and piece.startswith(">"):  # each line of a Markdown quote carries its `>`
+                piece = piece[2:] if piece.startswith("> ") else piece[1:]
             parts.append(piece)
             size += len(piece)
             prev_len = len(raw)
