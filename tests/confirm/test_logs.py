@@ -373,3 +373,19 @@ def test_a_start_that_failed_before_its_engine_line(tmp_path):
     code, out, _ = run("--format", "json", str(path))
     [d] = _json(out)["starts"][0]["disagreements"]
     assert code == 1 and "predicts vLLM 0.33.0 starts with these arguments" in d and "tell apart" in d
+
+
+def test_a_truncated_engine_line_keeps_the_fields_before_the_cut(cases, tmp_path):
+    """A log shipper that cuts long lines (journald, a 16 KiB limit): what came before the cut is
+    read and compared, the cut is said."""
+    case = _case(cases, "FULL_AND_PIECEWISE")
+    engine = case["engine"]
+    cut = engine.index("'cudagraph_capture_sizes': [") + len("'cudagraph_capture_sizes': [1, 2, 4")
+    path = tmp_path / "cut.log"
+    path.write_text("\n".join(logs.start_log(dict(case, engine=engine[:cut]), finished=False)) + "\n")
+    code, out, _ = run("--format", "json", str(path))
+    start = _json(out)["starts"][0]
+    settings = {s["setting"]: s for s in start["settings"]}
+    assert code == 0 and start["agrees"]
+    assert settings["cudagraph_mode"]["logged"] == "FULL_AND_PIECEWISE" and "cudagraph_capture_sizes" not in settings
+    assert any("cut short" in p for p in start["problems"])
