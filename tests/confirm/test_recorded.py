@@ -24,7 +24,7 @@ from vllm_preflight.confirm.command import read_log
 from vllm_preflight.confirm.compare import compare
 from vllm_preflight.confirm.starts import config_fields
 
-REQUIRED = ("0.11.0", "0.12.0", "0.15.1", "0.20.2", "0.26.0", "0.33.0")
+REQUIRED = ("0.11.0", "0.12.0", "0.15.1", "0.20.2", "0.26.0", "0.30.0", "0.33.0")
 READ_BACK = ("mode", "cudagraph_mode", "splitting_ops", "use_inductor_graph_partition", "custom_ops",
              "max_cudagraph_capture_size")
 
