@@ -148,6 +148,8 @@ def compare(start: Start, source: str, *, gpu: str | None = None, env: list[tupl
     c.problems += [f"line {n}: {why}" for n, why in start.problems]
     from vllm_preflight.releases import NEWEST
 
+    release: str | None
+    note: str | None
     if start.version == "?" and not vllm_version:
         release, note = NEWEST, (f"the log names no vLLM version before the failure: checked as {NEWEST}, the newest "
                                  f"(--vllm-version sets it)")
