@@ -245,6 +245,14 @@ def test_record_is_read_by_the_matrix(cases, tmp_path):
     assert not errors and len(evidence) == 1
     assert evidence[0].status == "pass" and evidence[0].vllm_version == "0.33.0"
     assert evidence[0].digest.startswith("sha256:")
+    # the matrix of the same deployment shows the node's start beside its row
+    from vllm_preflight.cli import cli
+
+    words = [w.replace("{models}", str(logs.MODELS)) for w in case["golden"]["argv"]]
+    env = [w for k, v in case["golden"]["env"].items() for w in ("--env", f"{k}={v}")]
+    result = _runner().invoke(cli, ["matrix", "--vllm-version", "0.33.0", *env, "--records",
+                                    str(tmp_path / "records"), "--", *words], env={"COLUMNS": "400"})
+    assert "pass · " in result.stdout, result.stdout
 
 
 # ------------------------------------------------------------------ hostile logs
