@@ -59,7 +59,9 @@ def _read_back_problems(case: dict, start) -> list:
 @pytest.mark.parametrize("release", logs.releases())
 def test_recorded_logs_read_back_and_agree(release, tmp_path):
     cases = logs.recorded(release)
-    assert len(cases) >= 20  # 0.27.0: 23 (the recorder could not run 17 under Python 3.11, see the report)
+    # 0.27.0 holds 23: on 17 chosen cases its serve path raised a TypeError inside vLLM's own imports under the
+    # recorder's Python 3.11 (`array.array` subscripted), no answer about the config; those were left out
+    assert len(cases) >= 20
     failures = []
     for case in cases:
         case["version"] = release
