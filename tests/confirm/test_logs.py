@@ -15,7 +15,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 import logs
-from tests.cli_support import _runner
+
+from cli_support import _runner
 
 
 def run(*args: str, stdin: str | None = None):
