@@ -46,6 +46,7 @@ class _Group(click.Group):
         "rules": ("vllm_preflight.rule_docs", "rules"),
         "explain": ("vllm_preflight.rule_docs", "explain"),
         "matrix": ("vllm_preflight.matrix.command", "matrix"),
+        "confirm": ("vllm_preflight.confirm.command", "confirm"),
     }
 
     def list_commands(self, ctx):

@@ -61,6 +61,8 @@ ALLOWED: dict[str, set[str]] = {
                "model", "modelfacts", "model_files", "releases", "report", "resolve", "safe_text", "schema",
                "verify"},  # report: the text report's Out (colour, width, wrapping between words) draws the
     # terminal table too
+    # reads vLLM start logs and holds them against check's prediction (records as verify writes them)
+    "confirm": {"api", "cli", "errors", "gpus", "model", "model_files", "releases", "safe_text", "verify"},
     # -- on top: the only room that imports torch
     "verify": {"__init__", "api", "capture", "cli", "errors", "gpus", "releases", "safe_text"},
 }
