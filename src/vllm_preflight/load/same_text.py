@@ -10,16 +10,22 @@ does not know (a YAML origin, an object of another kind) makes the deployment un
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import fields, is_dataclass
 
-from vllm_preflight.load.shell import Shifted
-from vllm_preflight.load.shell_expand import FixedOrigin, RelexOrigin
 from vllm_preflight.load.source import Source
 from vllm_preflight.model import Deployment, Location
 
 _PLAIN = (str, int, float, bool, type(None))
 _FIELDS: dict[type, tuple[str, ...]] = {}
-_ORIGINS = (FixedOrigin, RelexOrigin, Shifted)
+# origins keyed by what they hold; their modules are not imported here (no instance of a class
+# exists before its module is loaded, and a YAML-only check never loads the shell interpreter)
+_ORIGINS = {"vllm_preflight.load.shell": ("Shifted",),
+            "vllm_preflight.load.shell_expand": ("FixedOrigin", "RelexOrigin")}
+
+
+def _origin_types() -> tuple[type, ...]:
+    return tuple(getattr(sys.modules[m], n) for m, names in _ORIGINS.items() if m in sys.modules for n in names)
 
 
 class Unkeyable(Exception):
@@ -28,6 +34,7 @@ class Unkeyable(Exception):
 
 def content_key(d: Deployment) -> tuple[tuple, list[str]]:
     files: dict[str, int] = {d.source: 0}
+    origins = _origin_types()
     seen: dict[int, tuple] = {}
 
     def index(name: str) -> int:
@@ -50,7 +57,7 @@ def content_key(d: Deployment) -> tuple[tuple, list[str]]:
             return known[1]
         if t is Source:
             got: tuple = ("S", index(x.path), x.text)
-        elif t in _ORIGINS:
+        elif t in origins:
             got = (t.__name__, *((k, walk(v, depth + 1)) for k, v in sorted(vars(x).items())))
         elif is_dataclass(x) and not isinstance(x, type):
             names = _FIELDS.get(t)
