@@ -14,6 +14,8 @@ from vllm_preflight.releases import NEWEST, PR29558, PR29558_BASE, SUPPORTED
 
 @dataclass
 class Report:
+    """The results, input errors and skipped files of one check."""
+
     results: list[Resolution] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # files read that hold no vLLM server

@@ -61,6 +61,8 @@ OWN_KEYS = (*STRINGS, *CHOICES, *FLAGS, *PAIRS, *PATHS, *RULE_LISTS, "severity")
 
 @dataclass(frozen=True)
 class Project:
+    """The project configuration file found for an input."""
+
     path: str | None = None
     ignores: ignores.Config = field(default_factory=ignores.Config)
     options: dict = field(default_factory=dict)  # click parameter name -> value from the file

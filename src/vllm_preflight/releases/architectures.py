@@ -21,6 +21,8 @@ from vllm_preflight.releases.versions import release_of, value_since, version_ke
 
 @dataclass(frozen=True)
 class ArchSupport:
+    """What a release's model registry says of one architecture."""
+
     registered: bool
     supports_pp: bool
     is_multimodal: bool

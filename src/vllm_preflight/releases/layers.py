@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Layers:
+    """The layer kinds a model has (MLA, Mamba ...)."""
+
     mla: bool = False
     head_size: int = 128
     sink: bool = False

@@ -14,6 +14,8 @@ from vllm_preflight.releases import PR29558, PR29558_BASE, version_key
 
 @dataclass(frozen=True)
 class RuntimeRules:
+    """A release's runtime-stage rules, as data."""
+
     version: str
     # where the check runs: False = inline in GPUModelRunner._check_and_update_cudagraph_mode,
     # True = CompilationConfig.resolve_cudagraph_mode_and_sizes (early NONE return, V1-only rounding)
