@@ -290,11 +290,15 @@ def _pr_design(d: Deployment, *, gpu=None, env=(), model_assume=None, validate=N
     if _pr_run[0] is not model_files._RUN:
         _pr_blocks.clear()
         _pr_run[0] = model_files._RUN
+    how = (gpu, tuple(env), tuple(sorted((model_assume or {}).items())), validate)
     try:
         text_key, files = content_key(d)
-        key = (text_key, gpu, tuple(env), tuple(sorted((model_assume or {}).items())), validate)
+    except Unkeyable:  # a value the walk cannot key (a YAML origin): shared by this deployment alone
+        text_key, files = ("deployment", id(d), d), [d.source]
+    try:
+        key = (text_key, *how)
         hit = _pr_blocks.get(key)
-    except (Unkeyable, TypeError):  # an input the walk cannot key, or an unhashable one: computed afresh
+    except TypeError:  # an unhashable input: computed afresh
         return _pr_design_fresh(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
     if hit is None:
         block = _pr_design_fresh(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)

@@ -85,3 +85,28 @@ def test_the_pr29558_block_of_equal_texts_is_computed_once_and_names_each_file(t
         assert block == alone
         assert {f["location"]["file"] for f in block["findings"]} == {str(tmp_path / name)}
     assert blocks["c.sh"]["findings"][0]["location"]["line"] == blocks["a.sh"]["findings"][0]["location"]["line"] + 1
+
+
+def test_a_deployment_the_text_walk_cannot_key_still_shares_its_own_block():
+    """A YAML server (its words placed by YAML marks) is keyed by itself: checked twice, its PR
+    #29558 block is computed once."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    loaded, _ = api.load_inputs([str(root / "examples" / "kserve-dp-ep.yaml")], None, {})
+    model_files.begin_run(True)
+    calls = []
+    real = api._pr_design_fresh
+
+    def counted(d, **how):
+        calls.append(d.source)
+        return real(d, **how)
+
+    api._pr_design_fresh = counted
+    try:
+        first = [api.check_deployment(d, env=()).extra.get("pr29558") for d in loaded]
+        again = [api.check_deployment(d, env=()).extra.get("pr29558") for d in loaded]
+    finally:
+        api._pr_design_fresh = real
+    assert any(first) and first == again
+    assert len(calls) == sum(1 for b in first if b)
