@@ -287,14 +287,20 @@ def _pr_design(d: Deployment, *, gpu=None, env=(), model_assume=None, validate=N
     from vllm_preflight import model_files
     from vllm_preflight.load.same_text import Unkeyable, content_key
 
-    if _pr_run[0] is not model_files._RUN:
+    if _pr_run[0] is not model_files._RUN or len(_pr_keys) >= SHARED_MAX:
         _pr_blocks.clear()
+        _pr_keys.clear()
         _pr_run[0] = model_files._RUN
     how = (gpu, tuple(env), tuple(sorted((model_assume or {}).items())), validate)
-    try:
-        text_key, files = content_key(d)
-    except Unkeyable:  # a value the walk cannot key (a YAML origin): shared by this deployment alone
-        text_key, files = ("deployment", id(d), d), [d.source]
+    memo = _pr_keys.get(id(d))
+    if memo is not None and memo[0] is d:  # a deployment checked again (other releases, a benchmark)
+        text_key, files = memo[1], memo[2]
+    else:
+        try:
+            text_key, files = content_key(d)
+        except Unkeyable:  # a value the walk cannot key (a YAML origin): shared by this deployment alone
+            text_key, files = ("deployment", id(d), d), [d.source]
+        _pr_keys[id(d)] = (d, text_key, files)
     try:
         key = (text_key, *how)
         hit = _pr_blocks.get(key)
@@ -318,6 +324,7 @@ def _pr_design(d: Deployment, *, gpu=None, env=(), model_assume=None, validate=N
 
 
 _pr_blocks: dict[tuple, tuple[dict, list[str], bool]] = {}
+_pr_keys: dict[int, tuple] = {}  # id(deployment) -> (the deployment, its text key, its files)
 _pr_run: list = [None]  # the model_files run the blocks belong to
 
 
