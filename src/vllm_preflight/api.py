@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from vllm_preflight.errors import InputError, InputFailure, UsageProblem
 from vllm_preflight.model import Deployment, Resolution
@@ -15,6 +14,8 @@ from vllm_preflight.releases import NEWEST, PR29558, PR29558_BASE, SUPPORTED
 
 @dataclass
 class Report:
+    """The results, input errors and skipped files of one check."""
+
     results: list[Resolution] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # files read that hold no vLLM server
@@ -280,16 +281,63 @@ def shared_findings(result: Resolution) -> list:
 
 def _pr_design(d: Deployment, *, gpu=None, env=(), model_assume=None, validate=None) -> dict:
     """What the PR #29558 design gives the same deployment, for the report's side-by-side block.
-    Shared between results of the same deployment and settings (a matrix asks it once per release)."""
+    Shared between results of the same deployment and settings (a matrix asks it once per release),
+    and between deployments read from equal texts in other files (load.same_text): the block is
+    computed once and only its findings' file names are those of each file."""
+    from vllm_preflight import model_files
+    from vllm_preflight.load.same_text import Unkeyable, content_key
+
+    if _pr_run[0] is not model_files._RUN or len(_pr_keys) >= SHARED_MAX:
+        _pr_blocks.clear()
+        _pr_keys.clear()
+        _pr_run[0] = model_files._RUN
+    how = (gpu, tuple(env), tuple(sorted((model_assume or {}).items())), validate)
+    memo = _pr_keys.get(id(d))
+    if memo is not None and memo[0] is d:  # a deployment checked again (other releases, a benchmark)
+        text_key, files = memo[1], memo[2]
+    else:
+        try:
+            text_key, files = content_key(d)
+        except Unkeyable:  # a value the walk cannot key (a YAML origin): shared by this deployment alone
+            text_key, files = ("deployment", id(d), d), [d.source]
+        _pr_keys[id(d)] = (d, text_key, files)
     try:
-        return _pr_design_shared(d, gpu, tuple(env), tuple(sorted((model_assume or {}).items())), validate)
+        key = (text_key, *how)
+        hit = _pr_blocks.get(key)
     except TypeError:  # an unhashable input: computed afresh
         return _pr_design_fresh(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
+    if hit is None:
+        block = _pr_design_fresh(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
+        if len(_pr_blocks) >= SHARED_MAX:
+            _pr_blocks.clear()
+        _pr_blocks[key] = (block, files, _names_only_in_locations(block, files))
+        return block
+    block, first_files, shareable = hit
+    if first_files == files:
+        return block
+    if not shareable:
+        return _pr_design_fresh(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
+    rename = dict(zip(first_files, files))
+    return {**block, "findings": [f if not f.get("location") else
+                                  {**f, "location": {**f["location"], "file": rename[f["location"]["file"]]}}
+                                  for f in block["findings"]]}
 
 
-@lru_cache(maxsize=256)
-def _pr_design_shared(d: Deployment, gpu, env: tuple, assume: tuple, validate) -> dict:
-    return _pr_design_fresh(d, gpu=gpu, env=list(env), model_assume=dict(assume), validate=validate)
+_pr_blocks: dict[tuple, tuple[dict, list[str], bool]] = {}
+_pr_keys: dict[int, tuple] = {}  # id(deployment) -> (the deployment, its text key, its files)
+_pr_run: list = [None]  # the model_files run the blocks belong to
+
+
+def _names_only_in_locations(block: dict, files: list[str]) -> bool:
+    """Whether the block names its input's files only in its findings' locations (which can be
+    renamed for another file of the same text), never in a message."""
+    import json
+    import os
+
+    if any(f.get("location") and f["location"].get("file") not in files for f in block["findings"]):
+        return False
+    text = json.dumps({**block, "findings": [{**f, "location": None} for f in block["findings"]]})
+    return not any(name and (name in text or os.path.basename(name) in text) for name in files)
 
 
 def _pr_design_fresh(d: Deployment, **how) -> dict:

@@ -19,6 +19,8 @@ from vllm_preflight.rule_example import Example
 
 @dataclass(frozen=True)
 class Rule:
+    """A rule code's documented facts."""
+
     code: str
     name: str
     severity: str
@@ -340,6 +342,8 @@ _with_docs()
 
 @dataclass(frozen=True)
 class Finding:
+    """One finding: a rule code, its message and where it applies."""
+
     rule: str
     message: str
     location: Location | None = None

@@ -11,6 +11,8 @@ from dataclasses import dataclass, replace
 
 @dataclass(frozen=True)
 class Gpu:
+    """A GPU model and the facts of it the resolver reads."""
+
     name: str
     device_name: str  # as NVML reports it (vLLM matches "a100" in it)
     capability: tuple[int, int]

@@ -27,6 +27,8 @@ _WORD = re.compile(r"(?<![a-z])(prefill|decode)(?![a-z])")
 
 @dataclass(frozen=True)
 class Role:
+    """A server's prefill/decode role and why."""
+
     role: str | None  # "prefill" | "decode" | "both" | None (nothing says)
     source: str = ""  # what said it, in a deployer's words
 

@@ -51,6 +51,8 @@ _CODE_LIKE = re.compile(r"[A-Za-z]+\d")  # `ignore VP301`: codes without their b
 
 @dataclass(frozen=True)
 class Config:
+    """The ignore settings of a configuration file."""
+
     path: str | None = None  # the file it was read from
     ignore: frozenset = frozenset()
     per_file: tuple = ()  # ((pattern, frozenset(codes)), ...)
@@ -324,6 +326,8 @@ def _positive(path: str, key: str, value) -> int | None:
 
 @dataclass
 class Inline:
+    """An inline ignore comment and where it was written."""
+
     file: str
     line: int
     column: int
@@ -334,6 +338,8 @@ class Inline:
 
 @dataclass
 class _FileIgnores:
+    """The inline ignores of one file, by line."""
+
     by_line: dict  # line -> Inline
     comment_only: list  # per line (index line-1): the line holds only a comment
 

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ModelFacts:
+    """The model facts the resolver reads."""
+
     architecture: str = "LlamaForCausalLM"
     is_moe: bool = False
     is_pooling: bool = False  # vLLM's runner resolves to "pooling"

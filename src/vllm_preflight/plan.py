@@ -51,6 +51,8 @@ class Step:
 
 @dataclass
 class Row:
+    """One row of the plan table: a setting and what vLLM made of it."""
+
     setting: str
     written: Written | None
     resolved: Any
@@ -156,6 +158,8 @@ def _added(before: list, after: list) -> list:
 
 @dataclass
 class Summary:
+    """One result's summary line and counts."""
+
     cudagraph_mode: str | None
     written_cudagraph_mode: Any
     cudagraph_mode_origin: str  # "you wrote" or the default it came from ("the -O2 default")

@@ -61,6 +61,8 @@ OWN_KEYS = (*STRINGS, *CHOICES, *FLAGS, *PAIRS, *PATHS, *RULE_LISTS, "severity")
 
 @dataclass(frozen=True)
 class Project:
+    """The project configuration file found for an input."""
+
     path: str | None = None
     ignores: ignores.Config = field(default_factory=ignores.Config)
     options: dict = field(default_factory=dict)  # click parameter name -> value from the file
@@ -151,7 +153,7 @@ def toml_module():
 def _pyproject(path: str):
     text = _read(path)
     # most pyproject.toml files (this project's own included) are not parsed at all
-    if not any(key in text for key in ("tool.vllm-preflight", 'tool."vllm-preflight"', "[tool]")):
+    if not _may_hold_table(text):
         return None
     toml = toml_module()
     try:
@@ -160,6 +162,20 @@ def _pyproject(path: str):
         raise UsageProblem(f"{path}: invalid TOML: {e}") from None
     tool = data.get("tool")
     return tool.get("vllm-preflight") if isinstance(tool, dict) else None
+
+
+_TABLE_HINTS = ("tool.vllm-preflight", 'tool."vllm-preflight"', "[tool]")
+
+
+def _may_hold_table(text: str) -> bool:
+    """Whether the text may hold [tool.vllm-preflight]: it names the table before a `#` on its line.
+    A header or dotted key that would make the table starts its line, so one named after a `#`
+    (a comment, as in this project's own dependency list, or text inside a string) is never it,
+    and such a file needs no TOML parser."""
+    if not any(key in text for key in _TABLE_HINTS):
+        return False
+    code = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+    return any(key in code for key in _TABLE_HINTS)
 
 
 def known_keys() -> tuple[str, ...]:

@@ -16,6 +16,8 @@ CC = "compilation-config"
 
 @dataclass(frozen=True)
 class Written:
+    """A setting as the deployment wrote it, and where."""
+
     value: Any
     where: str  # "file:line:col", "env VLLM_ALL2ALL_BACKEND", "--config file:line:col"
     location: Location | None = None

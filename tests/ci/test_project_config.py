@@ -293,3 +293,15 @@ def test_help_and_readme_agree_on_verbose_and_the_gpu_list():
     assert verbose.opts == ["--verbose", "-v"] or set(verbose.opts) | set(verbose.secondary_opts) >= {"-v"}
     assert "-v" in verbose.opts and "`--verbose`, `-v`" in (ROOT / "README.md").read_text()
     assert rows["--verbose"].lower().rstrip(".") == VERBOSE_HELP.lower().rstrip(".")
+
+
+def test_a_pyproject_naming_the_table_only_after_a_hash_is_not_parsed():
+    """A comment (or a string) naming [tool.vllm-preflight] is not the table: no TOML parser
+    is needed for it; the table itself, also with a comment after it, is still read."""
+    from vllm_preflight.project import _may_hold_table
+
+    assert not _may_hold_table('deps = ["tomli"]  # [tool.vllm-preflight] in pyproject.toml\n')
+    assert not _may_hold_table("# [tool.vllm-preflight]\n[tool.ruff]\nx = 1\n")
+    assert _may_hold_table("[tool.vllm-preflight]  # ours\nfail-on = 'error'\n")
+    assert _may_hold_table("[tool]\nvllm-preflight.fail-on = 'error'\n")
+    assert _may_hold_table('[tool."vllm-preflight"]\n')

@@ -25,6 +25,8 @@ class PlanProblem(ValueError):
 
 @dataclass(frozen=True)
 class VerifyPlan:
+    """What CUDA-graph capture the resolved settings plan."""
+
     compile_mode: str
     cudagraph_mode: str
     piecewise: bool                 # piecewise pieces are captured

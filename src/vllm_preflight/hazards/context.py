@@ -21,6 +21,8 @@ class Fix:
 
 @dataclass
 class Context:
+    """What a hazard rule reads about one resolution."""
+
     result: Resolution
     written: dict[str, Written]
     rerun: Callable | None = None

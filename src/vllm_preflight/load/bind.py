@@ -33,6 +33,8 @@ PROBE_VALUES = (2, 8)
 
 @dataclass
 class Word:
+    """One rendered command word and its place."""
+
     text: str
     loc: Location | None
     sublocs: tuple = ()  # ((json path), Location) inside a JSON word
@@ -43,6 +45,8 @@ class Word:
 
 @dataclass
 class Bound:
+    """A deployment rendered for one release, with its words' places."""
+
     deployment: Deployment  # argv/env ready for the resolver
     words: list[Word]  # parallel to deployment.argv
     prefix: int

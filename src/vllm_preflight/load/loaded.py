@@ -21,6 +21,8 @@ RESOLUTION_ENV = frozenset({
 
 @dataclass(frozen=True)
 class LoadedDeployment(Deployment):
+    """A Deployment with the template the binder renders per release."""
+
     template: tuple = ()  # TWord | ConfigItem, the program words included
     prefix: int = 2  # how many template words name the program (`vllm serve`)
     env_template: tuple = ()  # (NAME, Text)

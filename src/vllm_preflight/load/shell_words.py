@@ -58,6 +58,8 @@ class Part:
 
 @dataclass
 class Word:
+    """One shell word as its parts."""
+
     parts: list[Part]
     start: int
     end: int
@@ -76,6 +78,8 @@ class Word:
 
 @dataclass
 class Command:
+    """One simple shell command: its words and redirections."""
+
     words: list[Word]
     start: int
     end: int
@@ -91,6 +95,8 @@ class Command:
 
 @dataclass
 class Script:
+    """A parsed shell script: its commands."""
+
     commands: list[Command] = field(default_factory=list)
 
 

@@ -20,6 +20,8 @@ class Origin(Protocol):
 
 @dataclass(frozen=True)
 class Lit:
+    """Literal text and the place of its first character."""
+
     text: str
     # an Origin, or None for values with no place (pins, defaults); not part of equality
     origin: Any = field(default=None, compare=False, hash=False)

@@ -69,6 +69,7 @@ def validate(bound, release) -> list:
     instance, entries, findings = build_instance(bound, release.options)
     if any(_option(release, k) is None for k in instance):
         return validate_bound(bound, release)
+    bound.written = (instance, entries)  # as validate_bound: written_settings reads it, not the words again
     for key in sorted(instance):  # the schema's properties are in sorted key order
         value = instance[key]
         text = _key_schema(name, key)

@@ -78,6 +78,8 @@ class Option:
 
 @dataclass(frozen=True)
 class OptionTable:
+    """A release's command-line options by flag."""
+
     options: dict[str, Option]
     long_options: tuple[str, ...]
     by_dest: dict[str, Option] = field(default_factory=dict)
@@ -186,6 +188,8 @@ def recorded_facts(version: str) -> dict:
 # --------------------------------------------------------------------- releases
 @dataclass(frozen=True)
 class Release:
+    """One supported vLLM release (or the PR #29558 design) and its tables."""
+
     version: str  # the vLLM version whose code runs (0.12.0 for pr29558)
     target: str  # "release" | "pr29558"
     rules: dict = field(hash=False, compare=False)

@@ -6,15 +6,17 @@ vllm/v1/worker/gpu/model_runner.py and vllm/config/vllm.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from functools import cache
 
 from vllm_preflight.releases import PR29558, PR29558_BASE, version_key
 
 
-@dataclass(frozen=True)
 class RuntimeRules:
-    version: str
+    """A release's runtime-stage rules, as data: the defaults below, each release's changes over
+    them (`changed`). Read only. A plain class: a frozen dataclass of these ~45 fields cost about
+    2 ms of every cold start to create, and nothing needs its generated methods."""
+
+    version: str = ""
     # where the check runs: False = inline in GPUModelRunner._check_and_update_cudagraph_mode,
     # True = CompilationConfig.resolve_cudagraph_mode_and_sizes (early NONE return, V1-only rounding)
     resolver: bool = False
@@ -70,6 +72,35 @@ class RuntimeRules:
     source: str = "vllm/v1/worker/gpu_model_runner.py"  # file of the warning lines
     # evidence behind this release's rules: "golden" (its own code was executed) or "source"
     evidence: str = "source"
+
+    def __init__(self, version: str, **changes) -> None:
+        self._set({"version": version, **changes})
+
+    def _set(self, values: dict) -> None:
+        cls = type(self)
+        unknown = [k for k in values if k.startswith("_") or not hasattr(cls, k) or callable(getattr(cls, k))]
+        if unknown:
+            raise TypeError(f"RuntimeRules has no field {unknown[0]!r}")
+        self.__dict__.update(values)
+
+    def changed(self, **changes) -> RuntimeRules:
+        """A copy with `changes` over these values."""
+        out = object.__new__(RuntimeRules)
+        out.__dict__.update(self.__dict__)
+        out._set(changes)
+        return out
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError(f"RuntimeRules is read only: cannot set {name!r}")
+
+    def __eq__(self, other) -> bool:
+        return type(other) is RuntimeRules and self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted((k, repr(v)) for k, v in self.__dict__.items())))
+
+    def __repr__(self) -> str:
+        return "RuntimeRules(" + ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items()) + ")"
 
 
 # The first release whose model runner is V2 by default for every model (VllmConfig.use_v2_model_runner:
@@ -182,5 +213,5 @@ def runtime_rules(version: str) -> RuntimeRules:
     rules = RuntimeRules(version=version)
     for first, changes in CHANGES:
         if version_key(first) <= version_key(version):
-            rules = replace(rules, **changes)
-    return replace(rules, version=version, evidence="golden" if version in GOLDEN else "source")
+            rules = rules.changed(**changes)
+    return rules.changed(version=version, evidence="golden" if version in GOLDEN else "source")

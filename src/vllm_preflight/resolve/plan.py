@@ -26,6 +26,8 @@ ENV_PREFIX = "VLLM_*"  # a step reading every VLLM_ variable (the unknown-variab
 
 @dataclass(frozen=True)
 class Planned:
+    """One step of a compiled plan and what it reads."""
+
     name: str
     run: Run
     takes_values: bool  # (state, values); the compilation pipeline's steps take the state alone
@@ -34,6 +36,8 @@ class Planned:
 
 @dataclass
 class Plan:
+    """A release's compiled steps in vLLM's order, indexed by what they read."""
+
     head: tuple[Planned, ...]  # always run, before the model's facts are known
     body: tuple[Planned, ...]
     always: int = 0  # bit i: body[i] runs whatever the deployment sets

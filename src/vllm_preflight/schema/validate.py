@@ -27,6 +27,8 @@ JSON_CONVERTERS = {"json", "opt:json", "json_obj", "config", "dict_or_str"}
 
 @dataclass
 class Entry:
+    """One key's schema entry on the check path."""
+
     key: str
     loc: Location | None
     sublocs: dict = field(default_factory=dict)
