@@ -170,6 +170,9 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     from vllm_preflight.schema.validate import validate_bound
     from vllm_preflight.written import written_settings
 
+    from vllm_preflight.load.loaded import with_environment
+
+    d = with_environment(d, env)  # --env is the deployment's environment, as a K=V word is
     name, version_assumptions, findings = choose_release(d, vllm_version, target)
     release = get_release(name)
     hw = get_gpu(gpu or getattr(d, "gpu", None) or DEFAULT_GPU)
@@ -179,7 +182,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     findings = list(getattr(d, "findings", ())) + findings + bound.findings + (validate or validate_bound)(bound, release)
 
     def run(dep: Deployment) -> Resolution:
-        return resolve(dep, name, gpu=hw, extra_env=list(env), model_assume=facts)
+        return resolve(dep, name, gpu=hw, model_assume=facts)
 
     result = run(bound.deployment)
     result.assumptions[:0] = version_assumptions
@@ -187,7 +190,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     from vllm_preflight.model_kind import model_kind_dependence
 
     kind_on, kind_findings = model_kind_dependence(result, lambda: resolve(
-        bound.deployment, name, gpu=hw, extra_env=list(env), model_assume={**facts, "is_moe": "true"}))
+        bound.deployment, name, gpu=hw, model_assume={**facts, "is_moe": "true"}))
     depends_on, depend_findings = depends_on + kind_on, depend_findings + kind_findings
 
     depend_findings += _model_files_findings(result)  # VP130: the model's files could not be read
@@ -196,7 +199,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     if name_of_server:
         result.extra["name"] = name_of_server
     result.extra["depends_on"] = depends_on
-    written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
+    written = written_settings(bound, dict(bound.deployment.env))
     hazards = hazard_findings(result, written, run)
     hazards += _unlisted_sizes(result)
     # text of a file the input named (--config, source) is never quoted: its places instead
