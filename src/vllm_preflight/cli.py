@@ -97,8 +97,9 @@ class _CommandAfterDashes(click.Command):
               help="`pr29558`: the unreleased PR #29558 design (MoE ops split out of piecewise "
                    "CUDA graphs for DeepEP high-throughput with DP>1), on its base vLLM 0.12.0.")
 @click.option("--gpu", default=None, metavar="GPU",
-              help="GPU the deployment runs on: H100, H200, H20, B200, GB200, B300, GB300, A100, L40S, "
-                   "RTX4090, RTX5090, RTXPRO6000, GB10 (default: a deployment file's `gpu`, else H200).")
+              help="GPU the deployment runs on: H100, H200, H20, GH200, B200, GB200, B300, GB300, A100, A10, A10G, "
+                   "L4, L40, L40S, T4, V100, RTX4090, RTX5090, RTXPRO6000, GB10 (default: a deployment file's "
+                   "`gpu`, else H200). AMD Instinct parts (MI300X, ...) are refused (exit 2): not CUDA.")
 @click.option("--gpu-cc", "gpu_cc", default=None, metavar="X.Y",
               help="CUDA compute capability of the GPU (e.g. 9.0, 10.0, 10.3, 12.0); replaces that of "
                    "--gpu for the runtime stage's attention-backend choice.")
