@@ -163,14 +163,13 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     from vllm_preflight.gpus import DEFAULT_GPU, get_gpu
     from vllm_preflight.hazards import hazard_findings
     from vllm_preflight.load.bind import bind, depends
+    from vllm_preflight.load.loaded import with_environment
     from vllm_preflight.plan import plan_rows, summarize
     from vllm_preflight.private_text import Scrubber, private_words, scrub_findings, scrub_result
     from vllm_preflight.releases import get_release
     from vllm_preflight.resolve import resolve
     from vllm_preflight.schema.validate import validate_bound
     from vllm_preflight.written import written_settings
-
-    from vllm_preflight.load.loaded import with_environment
 
     d = with_environment(d, env)  # --env is the deployment's environment, as a K=V word is
     name, version_assumptions, findings = choose_release(d, vllm_version, target)

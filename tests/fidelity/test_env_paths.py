@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tests.cli_support import run_check
+
 from vllm_preflight.api import check_inputs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from tests.cli_support import run_check
+
 from vllm_preflight.api import check_inputs
 from vllm_preflight.errors import UsageProblem
 from vllm_preflight.gpus import GPUS, get_gpu
