@@ -92,3 +92,19 @@ def field_types(v: tuple) -> Pool:
     for val in (["vllm::unified_attention"], "vllm::unified_attention", [None], 5):
         pool.append((LLAMA, [cc, json.dumps({"splitting_ops": val})], {}))
     return pool
+
+
+# configs without the experts key: transformers' config class fills its default in
+TD_MODELS = ("replayssm-nemotronh", "td-mixtral-no-experts", "td-qwen3moe-no-experts", "td-olmoe-no-experts",
+             "td-qwen2moe-no-experts")
+
+
+def transformers_defaults(v: tuple) -> Pool:
+    pool: Pool = []
+    for model in TD_MODELS:
+        for words in ([], ["-dp", "2", "--enable-expert-parallel"], ["-tp", "2", "--enable-expert-parallel"],
+                      ["-tp", "2", "-dp", "2", "--enable-expert-parallel", "--all2all-backend", "deepep_low_latency"]):
+            if "--all2all-backend" in words and v < (0, 11, 1):
+                continue
+            pool.append((model, words, {}))
+    return pool

@@ -26,7 +26,7 @@ from record_golden import golden_lines, oracle_case, print_outcomes, write_golde
 from vllm_preflight.gpus import GPUS
 from vllm_preflight.releases import version_key
 
-FAMILIES = ("gpu_classes", "env_choices", "field_types")
+FAMILIES = ("gpu_classes", "env_choices", "field_types", "transformers_defaults")
 
 
 def cases_of(version: str, family: str, gpu: str) -> list[dict]:

@@ -6,6 +6,7 @@
 * env_choices: every variable vLLM reads through its choice-checking readers, with accepted and
   unaccepted values: refused where the release reads it at config time, with vLLM's message.
 * field_types: CompilationConfig / PassConfig fields given values of the wrong type.
+* transformers_defaults: configs without an expert count, which transformers' config class fills in.
 
 Agreement must be 100%: whether vLLM refuses, with which exception and message, and the compared
 settings when it starts."""
@@ -21,7 +22,8 @@ DATA = Path(__file__).parent / "data" / "fidelity"
 FILES = sorted(DATA.glob("*/*.jsonl"))
 REQUIRED = {"gpu_classes": ("0.11.0", "0.12.0", "0.20.2", "0.30.0", "0.33.0"),
             "env_choices": ("0.11.0", "0.12.0", "0.20.2", "0.30.0", "0.33.0"),
-            "field_types": ("0.11.0", "0.12.0", "0.20.2", "0.30.0", "0.33.0")}
+            "field_types": ("0.11.0", "0.12.0", "0.20.2", "0.30.0", "0.33.0"),
+            "transformers_defaults": ("0.33.0",)}
 
 
 def _load(path: Path) -> list[dict]:

@@ -254,3 +254,17 @@ def env_choices(version: str) -> dict[str, dict]:
             for name in entry["drop"]:
                 table.pop(name, None)
     return table
+
+
+@cache
+def config_class_defaults(version: str) -> dict[str, dict]:
+    """{model_type: {key: default}}: the expert counts transformers' config classes default to, as
+    installed with the release (the nearest recorded one: releases/data/config_class_defaults.json,
+    tools/extract_config_defaults.py)."""
+    with open(DATA / "config_class_defaults.json") as f:
+        data = json.load(f)["releases"]
+    if version == PR29558:
+        version = PR29558_BASE
+    if version not in data:
+        version = _nearest_recorded(version, data)
+    return data[version]["defaults"]

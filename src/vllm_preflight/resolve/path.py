@@ -122,6 +122,7 @@ PATH: tuple[Step, ...] = (
     # -- EngineArgs.create_engine_config
     Step(speculators.speculators_checkpoint),  # maybe_override_with_speculators
     Step(model_config.read_model),  # create_model_config: config.json, --hf-overrides
+    Step(model_config.config_class_defaults),  # transformers' config class fills missing keys
     Step(model_config.attention_backend_env),  # ModelConfig.__post_init__ (0.11.0-0.12.x)
     Step(create_engine_config.validate_environ),
     Step(model_config.override_generation_config),

@@ -131,3 +131,32 @@ def attention_backend_env(state: State, values: dict) -> None:
     problem = choice_error(state, "VLLM_ATTENTION_BACKEND")
     if problem:
         raise validator_error("ModelConfig", problem)
+
+
+@reads(always=True)
+def config_class_defaults(state: State, values: dict) -> None:
+    """vLLM reads config.json through transformers' config class: a key the file lacks takes the
+    class's default (NemotronHConfig's `n_routed_experts` is 8). The expert counts that make a model
+    MoE are recorded per release from the transformers installed with it
+    (releases/data/config_class_defaults.json, tools/extract_config_defaults.py) and applied when
+    config.json names none (a model fact pinned with --assume wins)."""
+    from dataclasses import replace
+
+    from vllm_preflight.modelfacts import MOE_KEYS
+    from vllm_preflight.releases import config_class_defaults as class_defaults
+
+    facts = state.model
+    raw = facts.raw_config if facts is not None else None
+    if not isinstance(raw, dict) or facts.is_moe or "is_moe" in state.model_assume:
+        return
+    text = raw["text_config"] if isinstance(raw.get("text_config"), dict) else raw
+    if any(k in text for k in MOE_KEYS):
+        return
+    found = class_defaults(state.release.version).get(str(text.get("model_type") or ""), {})
+    if not any(found.get(k) for k in MOE_KEYS):
+        return
+    extra = dict(facts.__dict__)
+    state.model = replace(facts, is_moe=True)
+    for key in ("_raw_config", "_quantization"):
+        if key in extra:
+            object.__setattr__(state.model, key, extra[key])
