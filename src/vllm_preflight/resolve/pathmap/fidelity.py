@@ -54,9 +54,17 @@ Section(
     Row('a model hook that reads config.json keys, with no config.json read (`--assume model.architecture=...`)',
         'n/a', 'n/a', 'ported: stated as the `model.config` assumption, never a refusal (tests/fidelity/test_hooks_not_read.py)',
         port=(model_hooks.try_verify_and_update_config,)),
-    Row('the runtime stage of encoder-decoder models (Whisper: FULL_DECODE_ONLY captured on 0.15.1); transformers\' '
-        'config-class defaults for keys absent from config.json (e.g. NemotronH `n_routed_experts`)',
-        '', '', 'not ported', port=()),
+    Row('the runtime stage of encoder-decoder models: the decoder\'s cross-attention group (`CrossAttention_<Backend>` '
+        'subclasses the chosen backend\'s builder: the same CUDA-graph support)',
+        '`layers/attention/cross_attention.py` (0.15.1)', 'same',
+        'ported (Whisper: FULL_DECODE_ONLY kept, as a real 0.15.1 node captured; tests/fidelity/test_encoder_decoder_runtime.py)',
+        port=('`releases/layers.py`', '`resolve/runtime/__init__.py: _groups`')),
+    Row('transformers\' config-class defaults for the expert counts a config.json leaves out (NemotronH '
+        '`n_routed_experts` 8, Mixtral `num_local_experts` 8, Qwen3-MoE 128, ...), per release from the transformers '
+        'installed with it',
+        '', '', 'ported for the expert counts (`releases/data/config_class_defaults.json` from '
+        '`tools/extract_config_defaults.py`; goldens `fidelity/transformers_defaults/`); other keys the resolver reads '
+        'keep config.json\'s values', port=(model_config.config_class_defaults,)),
     ),
 ),
 )
