@@ -145,6 +145,8 @@ ROCM_ONLY_PASSES = (  # (PassConfig field, vLLM's warning), in PassConfig.__post
 
 
 def _field(key: str, value: Any, release) -> Any:
+    if value is None:  # null where the declared type takes none (and no wrap validator skips it) is refused
+        check_field(release.version, "CompilationConfig", key, value, key)
     if key in ("mode", "level"):
         return None if value is None else parse_mode(value, release, key)
     if key == "cudagraph_mode":
