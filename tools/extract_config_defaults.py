@@ -37,9 +37,14 @@ def main() -> int:
             text = cfg.get_text_config() if hasattr(cfg, "get_text_config") else cfg
         except ValueError:  # several text configs: the top level, as the resolver reads it
             text = cfg
-        found = {k: getattr(text, k) for k in KEYS
-                 if isinstance(getattr(text, k, None), int) and not isinstance(getattr(text, k), bool)
-                 and getattr(text, k) > 0}
+        found = {}
+        for k in KEYS:
+            try:
+                value = getattr(text, k, None)
+            except Exception:  # noqa: BLE001, S112 - a per-layer attribute (heterogeneous configs)
+                continue
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                found[k] = value
         if found:
             defaults[model_type] = found
     data = json.loads(OUT.read_text()) if OUT.exists() else {"releases": {}}
