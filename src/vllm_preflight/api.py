@@ -171,6 +171,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     from vllm_preflight.schema.validate import validate_bound
     from vllm_preflight.written import written_settings
 
+    given = d  # the caller's object: the PR-design cache below is keyed by it
     d = with_environment(d, env)  # --env is the deployment's environment, as a K=V word is
     name, version_assumptions, findings = choose_release(d, vllm_version, target)
     release = get_release(name)
@@ -209,7 +210,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
     result.extra["summary"] = summarize(result).to_json()
     if target != PR29558 and {"VP301", "VP302"} & {f.rule for f in hazards}:
-        result.extra["pr29558"] = _pr_design(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
+        result.extra["pr29558"] = _pr_design(given, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
     return result
 
 
