@@ -47,6 +47,11 @@ def test_every_input_path_gives_the_same_findings_and_plan(tmp_path, release, va
                                         env=[(VAR, value)]).results[0],
         "env= with a file": check_inputs([str(plain)], vllm_version=release, env={VAR: value}).results[0],
     }
+    compose = tmp_path / "docker-compose.yml"  # the variable in a Compose service's environment
+    compose.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:latest\n    command: "
+                       + json.dumps(["--model", *words[2:]]) + f"\n    environment:\n      - {VAR}={value}\n")
+    views["Compose environment"] = check_inputs([str(compose)], vllm_version=release,
+                                                allow_paths=[str(ROOT / "tests" / "fixtures")]).results[0]
     seen = {name: _view(r) for name, r in views.items()}
     first = next(iter(seen.values()))
     assert all(v == first for v in seen.values()), {k: v[0] for k, v in seen.items()}
