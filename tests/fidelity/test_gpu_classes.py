@@ -56,3 +56,12 @@ def test_attention_backend_per_compute_capability(gpu, release, backend, mode):
     rt = _runtime(release, gpu)
     assert [a["backend"] for a in rt["attention"]] == [backend]
     assert rt["cudagraph_mode"] == mode
+
+
+def test_amd_instinct_in_a_deployment_file_is_one_clear_line(tmp_path):
+    f = tmp_path / "serve.preflight.yaml"
+    f.write_text(f"gpu: MI300X\ncommand: vllm serve {LLAMA}\n")
+    run = run_check(str(f))
+    assert run.code == 2
+    said = [ln for ln in run.err.splitlines() if "MI300X" in ln]
+    assert len(said) == 1 and "ROCm platform" in said[0] and f"{f.name}:1:" in said[0]
