@@ -58,7 +58,8 @@ def env_choices(v: tuple, table: dict) -> Pool:
             continue
         good = e["choices"][0]
         model = MOE if "ALL2ALL" in name else LLAMA
-        flags = ["-tp", "2", "-dp", "2", "--enable-expert-parallel"] if model == MOE else []
+        flags = ["--tensor-parallel-size", "2", "--data-parallel-size", "2", "--enable-expert-parallel"] \
+            if model == MOE else []
         values = (good, "no_such_value", good.swapcase()) if name == "VLLM_ATTENTION_BACKEND" else (good, "no_such_value")
         for value in values:
             pool.append((model, flags, {name: value}))
@@ -104,8 +105,10 @@ TD_MODELS = ("replayssm-nemotronh", "td-mixtral-no-experts", "td-qwen3moe-no-exp
 def transformers_defaults(v: tuple) -> Pool:
     pool: Pool = []
     for model in TD_MODELS:
-        for words in ([], ["-dp", "2", "--enable-expert-parallel"], ["-tp", "2", "--enable-expert-parallel"],
-                      ["-tp", "2", "-dp", "2", "--enable-expert-parallel", "--all2all-backend", "deepep_low_latency"]):
+        for words in ([], ["--data-parallel-size", "2", "--enable-expert-parallel"],
+                      ["--tensor-parallel-size", "2", "--enable-expert-parallel"],
+                      ["--tensor-parallel-size", "2", "--data-parallel-size", "2", "--enable-expert-parallel",
+                       "--all2all-backend", "deepep_low_latency"]):
             if "--all2all-backend" in words and v < (0, 11, 1):
                 continue
             pool.append((model, words, {}))
