@@ -2,7 +2,8 @@
 counts that make a model MoE), as installed with a vLLM release.
 
 vLLM reads a model's config through transformers' config class, so a key absent from config.json
-takes the class's default (NemotronHConfig's `n_routed_experts` is 8). Run with the python of an
+takes the class's default (NemotronHConfig's `n_routed_experts` is 8); vLLM's own config classes
+(`_CONFIG_REGISTRY`) take precedence over transformers'. Run with the python of an
 environment where that release is installed (it imports transformers); merges into
 releases/data/config_class_defaults.json:
 
@@ -47,6 +48,27 @@ def main() -> int:
                 found[k] = value
         if found:
             defaults[model_type] = found
+    try:  # vLLM's own config classes (model types transformers lacks, or that vLLM replaces) win
+        from vllm.transformers_utils.config import _CONFIG_REGISTRY
+    except Exception:  # noqa: BLE001 - a release without the registry
+        _CONFIG_REGISTRY = {}
+    for model_type in list(_CONFIG_REGISTRY):
+        try:
+            cfg = _CONFIG_REGISTRY[model_type]()
+        except Exception:  # noqa: BLE001, S112 - a class that needs arguments
+            continue
+        found = {}
+        for k in KEYS:
+            try:
+                value = getattr(cfg, k, None)
+            except Exception:  # noqa: BLE001, S112
+                continue
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                found[k] = value
+        if found:
+            defaults[model_type] = found
+        else:
+            defaults.pop(model_type, None)
     data = json.loads(OUT.read_text()) if OUT.exists() else {"releases": {}}
     data["releases"][sys.argv[1]] = {"transformers": transformers.__version__, "defaults": defaults}
     OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
