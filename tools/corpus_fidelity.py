@@ -13,6 +13,7 @@ Goldens: tests/golden/data/fidelity/FAMILY/VERSION[@GPU].jsonl (tools/record_fid
 from __future__ import annotations
 
 import json
+from typing import Any
 
 Pool = list[tuple[str, list[str], dict]]
 
@@ -72,7 +73,8 @@ def env_choices(v: tuple, table: dict) -> Pool:
 def field_types(v: tuple) -> Pool:
     cc = "--compilation-config"
     pool: Pool = []
-    values = ("yes", "maybe", "1", "0", "true", "on", 2, 1.5, [1], None, "")
+    val: Any
+    values: tuple[Any, ...] = ("yes", "maybe", "1", "0", "true", "on", 2, 1.5, [1], None, "")
     for field in ("use_inductor_graph_partition", "cudagraph_copy_inputs", "use_cudagraph"):
         for val in values:
             pool.append((LLAMA, [cc, json.dumps({field: val})], {}))

@@ -39,7 +39,7 @@ def _skip_none(cls: ast.ClassDef) -> set[str]:
         if isinstance(st, ast.FunctionDef) and st.name == "_skip_none_validation":
             for dec in st.decorator_list:
                 if isinstance(dec, ast.Call) and getattr(dec.func, "id", "") == "field_validator":
-                    out |= {a.value for a in dec.args if isinstance(a, ast.Constant)}
+                    out |= {str(a.value) for a in dec.args if isinstance(a, ast.Constant)}
     return out
 
 

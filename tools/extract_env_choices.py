@@ -70,6 +70,7 @@ def release_entries(root: Path) -> dict[str, dict]:
                 continue
             args = value.args
             choices_node = args[2] if len(args) > 2 else next(k.value for k in value.keywords if k.arg == "choices")
+            choices: list | None
             if isinstance(choices_node, (ast.List, ast.Tuple)):
                 choices = [ast.literal_eval(e) for e in choices_node.elts]
             elif isinstance(choices_node, ast.Lambda):
@@ -77,7 +78,7 @@ def release_entries(root: Path) -> dict[str, dict]:
             else:
                 choices = None
             if choices is None:
-                print(f"  {root.name}: {key.value}: choices not read", file=sys.stderr)
+                print(f"  {root.name}: {key.value!r}: choices not read", file=sys.stderr)
                 continue
             case = True
             for k in value.keywords:
@@ -91,7 +92,7 @@ def release_entries(root: Path) -> dict[str, dict]:
                 default = None
             if isinstance(default, (set, tuple)):
                 default = sorted(default)
-            out[key.value] = {"choices": choices, "case_sensitive": case, "kind": READERS[value.func.id],
+            out[str(key.value)] = {"choices": choices, "case_sensitive": case, "kind": READERS[value.func.id],
                               "default": default}
     return out
 

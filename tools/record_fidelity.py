@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
 import corpus_fidelity
-from record_golden import golden_lines, oracle_case, print_outcomes, write_goldens
+from record_golden import golden_lines, oracle_case, print_outcomes, write_goldens  # type: ignore[import-not-found]
 from vllm_preflight.gpus import GPUS
 from vllm_preflight.releases import version_key
 

@@ -27,7 +27,9 @@ def choice_error(state: State, name: str) -> str | None:
     from vllm_preflight.releases import env_choices
 
     value = state.env.get(name)
-    entry = env_choices(state.release.version).get(name) if value is not None else None
+    if value is None:
+        return None
+    entry = env_choices(state.release.version).get(name)
     if entry is None:
         return None
     choices = entry["choices"]

@@ -146,8 +146,10 @@ def config_class_defaults(state: State, values: dict) -> None:
     from vllm_preflight.releases import config_class_defaults as class_defaults
 
     facts = state.model
-    raw = facts.raw_config if facts is not None else None
-    if not isinstance(raw, dict) or facts.is_moe or "is_moe" in state.model_assume:
+    if facts is None or facts.is_moe or "is_moe" in state.model_assume:
+        return
+    raw = facts.raw_config
+    if not isinstance(raw, dict):
         return
     text = raw["text_config"] if isinstance(raw.get("text_config"), dict) else raw
     if any(k in text for k in MOE_KEYS):
