@@ -21,9 +21,11 @@ from compare import mismatches, resolve_as_recorded
 DATA = Path(__file__).parent / "data" / "fidelity"
 FILES = sorted(DATA.glob("*/*.jsonl"))
 REQUIRED = {"gpu_classes": ("0.11.0", "0.12.0", "0.20.2", "0.30.0", "0.33.0"),
-            "env_choices": ("0.11.0", "0.12.0", "0.20.2", "0.30.0", "0.33.0"),
-            "field_types": ("0.11.0", "0.12.0", "0.20.2", "0.30.0", "0.33.0"),
-            "transformers_defaults": ("0.33.0",)}
+            # the three ways releases read the variables on the config path: ModelConfig (0.11-0.12),
+            # AttentionConfig with the parser's defaults (0.13-0.14), CompilationConfig's default (0.12+)
+            "env_choices": ("0.11.0", "0.12.0", "0.13.0", "0.14.1", "0.20.2", "0.30.0", "0.33.0"),
+            "field_types": ("0.11.0", "0.12.0", "0.13.0", "0.14.1", "0.20.2", "0.30.0", "0.33.0"),
+            "transformers_defaults": ("0.11.0", "0.33.0")}
 
 
 def _load(path: Path) -> list[dict]:
