@@ -29,7 +29,7 @@ Section(
         '`envs.py:318`, `model.py:472`, `compilation.py:425`', '`envs.py:430`, `compilation.py:452`',
         'ported per release (`releases/data/env_choices.json` from `tools/extract_env_choices.py`, every release\'s '
         'envs.py but 0.21.0, which takes 0.20.2\'s); goldens `fidelity/env_choices/` on 0.11.0, 0.12.0, 0.13.0, 0.14.1, '
-        '0.16.0, 0.17.0, 0.20.2, 0.22.1, 0.24.0, 0.29.0, 0.30.0, 0.33.0 (100%); the other choice variables are read by model runners, '
+        '0.16.0, 0.17.0, 0.19.1, 0.20.2, 0.22.1, 0.24.0, 0.27.0, 0.29.0, 0.30.0, 0.33.0 (100%); the other choice variables are read by model runners, '
         'kernels and workers after config time (not refused here); 0.11.0\'s V0 fallback for a backend V1 lacks is not ported',
         port=(env_choices, model_config.attention_backend_env, attention.attention_config_env,
               compilation_config.compile_cache_save_format_env, parallel_config.all2all_env_value)),
@@ -39,7 +39,7 @@ Section(
         '`compilation.py:93-760`', '`compilation.py:105-765`',
         'ported per release (`releases/data/config_field_types.json` from `tools/extract_config_types.py`, every '
         'release but 0.21.0); goldens `fidelity/field_types/` (122 cases each) on 0.11.0, 0.12.0, 0.13.0, 0.14.1, 0.16.0, '
-        '0.17.0, 0.20.2, 0.22.1, 0.24.0, 0.29.0, 0.30.0, 0.33.0 (100%)',
+        '0.17.0, 0.19.1, 0.20.2, 0.22.1, 0.24.0, 0.27.0, 0.29.0, 0.30.0, 0.33.0 (100%)',
         port=(field_types, compilation_config.build)),
     Row('the CUDA platform\'s attention-backend choice per compute capability: 0.11.0\'s hand-written choice '
         '(FlexAttention below SM80, FlashInfer only on exactly SM100, Triton for sinks / FP8 KV off SM90), the priority '
