@@ -169,6 +169,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     from vllm_preflight.gpus import DEFAULT_GPU, get_gpu
     from vllm_preflight.hazards import hazard_findings
     from vllm_preflight.load.bind import bind, depends
+    from vllm_preflight.load.loaded import with_environment
     from vllm_preflight.plan import plan_rows, summarize
     from vllm_preflight.private_text import Scrubber, private_words, scrub_findings, scrub_result
     from vllm_preflight.releases import get_release
@@ -176,6 +177,8 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     from vllm_preflight.schema.validate import validate_bound
     from vllm_preflight.written import written_settings
 
+    given = d  # the caller's object: the PR-design cache below is keyed by it
+    d = with_environment(d, env)  # --env is the deployment's environment, as a K=V word is
     name, version_assumptions, findings = choose_release(d, vllm_version, target)
     release = get_release(name)
     hw = get_gpu(gpu or getattr(d, "gpu", None) or DEFAULT_GPU)
@@ -184,12 +187,13 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     bound = bind(d, release)
     findings = list(getattr(d, "findings", ())) + findings + bound.findings + (validate or validate_bound)(bound, release)
 
-    env_key, facts_key = tuple(env), tuple(sorted(facts.items()))
+    # --env is in the deployment's own environment now (with_environment): the memo keys it there
+    env_key, facts_key = (), tuple(sorted(facts.items()))
 
     def run(dep: Deployment) -> Resolution:  # a changed deployment (a fix, an open value): shared, read only
         return shared_resolution(dep, name, hw, env_key, facts_key)
 
-    result = resolve(bound.deployment, name, gpu=hw, extra_env=list(env), model_assume=facts)  # this one is ours
+    result = resolve(bound.deployment, name, gpu=hw, model_assume=facts)  # this one is ours
     result.assumptions[:0] = version_assumptions
     depends_on, depend_findings = depends(bound, result, run)
     from vllm_preflight.model_kind import model_kind_dependence
@@ -206,7 +210,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
     result.extra["name"] = server_name(d, role)  # the one name every format and command shows
     result.extra["role"] = role.to_json()
     result.extra["depends_on"] = depends_on
-    written = written_settings(bound, {**dict(bound.deployment.env), **dict(env)})
+    written = written_settings(bound, dict(bound.deployment.env))
     hazards = hazard_findings(result, written, run, findings_of=shared_findings)
     hazards += _unlisted_sizes(result)
     # text of a file the input named (--config, source) is never quoted: its places instead
@@ -218,7 +222,7 @@ def check_deployment(d: Deployment, *, vllm_version: str | None = None, target: 
         result.extra["plan"] = [r.to_json() for r in plan_rows(result, written)]
         result.extra["summary"] = summarize(result).to_json()
     if side_by_side and target != PR29558 and {"VP301", "VP302"} & {f.rule for f in hazards}:
-        result.extra["pr29558"] = _pr_design(d, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
+        result.extra["pr29558"] = _pr_design(given, gpu=gpu, env=env, model_assume=model_assume, validate=validate)
     return result
 
 

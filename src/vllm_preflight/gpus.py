@@ -43,7 +43,17 @@ GPUS = {g.name: g for g in (
     Gpu("RTX5090", "NVIDIA GeForce RTX 5090", (12, 0), 31.4),
     Gpu("RTXPRO6000", "NVIDIA RTX PRO 6000 Blackwell Server Edition", (12, 0), 94.6),
     Gpu("GB10", "NVIDIA GB10", (12, 1), 119.7, per_node=1),
+    # the other GPUs deployers name (NVML's name, its memory as torch reports it)
+    Gpu("T4", "Tesla T4", (7, 5), 14.6),
+    Gpu("V100", "Tesla V100-SXM2-32GB", (7, 0), 31.7),
+    Gpu("A10", "NVIDIA A10", (8, 6), 22.1),
+    Gpu("A10G", "NVIDIA A10G", (8, 6), 22.1),
+    Gpu("L4", "NVIDIA L4", (8, 9), 22.0),
+    Gpu("L40", "NVIDIA L40", (8, 9), 44.4),
+    Gpu("GH200", "NVIDIA GH200 480GB", (9, 0), 94.5, per_node=1),
 )}
+# AMD Instinct parts: vLLM runs them on its ROCm platform, which this tool does not model
+NOT_CUDA = ("MI100", "MI210", "MI250", "MI250X", "MI300A", "MI300X", "MI308X", "MI325X", "MI350X", "MI355X")
 DEFAULT_GPU = "H200"
 
 
@@ -53,6 +63,11 @@ def get_gpu(name: str) -> Gpu:
         base, _, cc = name.partition("@")
         return with_capability(get_gpu(base or DEFAULT_GPU), cc)
     key = name.upper().replace(" ", "").replace("-", "")
+    if key in NOT_CUDA or key.removeprefix("AMD").removeprefix("INSTINCT") in NOT_CUDA:
+        from vllm_preflight.errors import UsageProblem
+
+        raise UsageProblem(f"--gpu {name!r} is an AMD Instinct GPU: vLLM runs it on its ROCm platform, and "
+                           "vllm-preflight resolves vLLM's CUDA platform only (NVIDIA GPUs)")
     if key not in GPUS:
         from vllm_preflight.errors import UsageProblem
 

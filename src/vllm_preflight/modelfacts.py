@@ -107,6 +107,7 @@ class _KnownModels:
 KNOWN_MODELS = _KnownModels()
 
 _MOE_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", "num_experts_per_tok")
+MOE_KEYS = _MOE_KEYS[:-1]  # the expert counts (the last one is per token)
 # vLLM serves these as pooling models by default; a bare decoder `XxxModel` stays "generate"
 _POOLING_SUFFIXES = ("ForSequenceClassification", "ForRewardModel", "ForEmbedding", "ForTokenClassification")
 _POOLING_ENCODERS = ("BertModel", "RobertaModel", "XLMRobertaModel", "ModernBertModel", "NomicBertModel",

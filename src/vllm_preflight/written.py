@@ -103,7 +103,10 @@ def written_settings(bound, env: dict[str, str] | None = None) -> dict[str, Writ
         level = _dash_o(bound)
         if level is not None:
             out["optimization_level"] = level
+    ignored = getattr(getattr(bound, "release", None), "all2all_env", None) == "ignored"
     for setting, name in ENV_SOURCES.items():
+        if ignored and name == "VLLM_ALL2ALL_BACKEND":
+            continue  # a release that no longer reads it: the value is vLLM's default, not this
         if env and name in env and setting not in out:
             out[setting] = Written(env[name], f"env {name}")
     return out

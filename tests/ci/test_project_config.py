@@ -49,8 +49,9 @@ KEY_CASES = {
     "gpu": ('gpu = "B200"', ["--format", "json"], lambda r: "\n            528," in r.out),
     # SM 12.0 has no FlashAttention full-graph support: the runtime's support changes
     "gpu-cc": ('gpu-cc = "12.0"', ["--format", "json"], lambda r: '"support": "UNIFORM_BATCH"' in r.out),
-    # the variable sets an all2all backend that has no effect on this dense, DP=1 server
-    "env": ('env = {VLLM_ALL2ALL_BACKEND = "naive"}', ["--format", "concise"], lambda r: "VP308" in r.out),
+    # the key's environment is the deployment's, as a K=V word is (issue 24): 0.33.0 ignores the
+    # variable, VP306, exactly as for `VLLM_ALL2ALL_BACKEND=naive vllm serve ...` in the file
+    "env": ('env = {VLLM_ALL2ALL_BACKEND = "naive"}', ["--format", "concise"], lambda r: "VP306" in r.out),
     "assume": ('assume = ["model.is_moe=true"]', ["--format", "json"], lambda r: "is_moe" in r.out),
     "input-format": ('input-format = "kubernetes"', [], lambda r: r.code == 2),  # a shell file read as YAML
     "format": ('format = "concise"', [], lambda r: r.out.strip().endswith("in 1 server (1 info)")),

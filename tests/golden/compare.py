@@ -21,12 +21,20 @@ def deployment_of(golden: dict) -> Deployment:
     return Deployment(argv=argv, env=tuple(golden["env"].items()), source=golden["id"])
 
 
+def gpu_of(golden: dict):
+    """The GPU the oracle emulated for the case (issue 24's GPU-class goldens name one; the
+    others ran on the default H200)."""
+    from vllm_preflight.gpus import GPUS
+
+    return GPUS.get(golden.get("gpu") or "")
+
+
 def resolve_as_recorded(golden: dict):
     """Our resolution of a golden case the way vLLM met it: goldens recorded through the engine
     arguments alone (the oracle's `cli_args` path) never passed `vllm serve`'s own checks; the
     serve_stage goldens ran through its entry code (oracle path "vllm serve")."""
     through_serve = (golden.get("oracle") or {}).get("path") == "vllm serve"
-    return resolve(deployment_of(golden), target_of(golden), serve_stage=through_serve)
+    return resolve(deployment_of(golden), target_of(golden), gpu=gpu_of(golden), serve_stage=through_serve)
 
 
 def ours(golden: dict, res=None) -> dict:

@@ -83,8 +83,9 @@ def _outcome(report) -> tuple:
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(DATA).with_suffix("")) for p in FILES])
 def test_config_file_and_script_read_like_the_command(path: Path, tmp_path: Path):
-    lines = path.read_text().splitlines()[::STEP]
-    checked = 0
+    lines = path.read_text().splitlines()
+    lines = lines[::STEP] if len(lines) >= 4 * STEP else lines  # a small family: every case
+    checked = expressible = 0
     for line in lines:
         g = json.loads(line)
         version = g["oracle"]["vllm_version"]
@@ -94,6 +95,7 @@ def test_config_file_and_script_read_like_the_command(path: Path, tmp_path: Path
         cfg = _as_config(argv[3:], version)
         if not cfg:
             continue
+        expressible += 1
         cfg_file = tmp_path / f"{g['id']}.yaml"
         cfg_file.write_text(yaml.safe_dump({k: v for k, v in cfg.items()}, sort_keys=False))
         env = sorted(g["env"].items())
@@ -111,4 +113,6 @@ def test_config_file_and_script_read_like_the_command(path: Path, tmp_path: Path
     # unrecognized) has nothing a config file could say
     unknown_flags = all("unrecognized arguments" in str((json.loads(line).get("expected") or {}).get("vllm_error"))
                         for line in lines)
-    assert checked >= 2 or unknown_flags
+    # a small family whose cases use only short options or none (issue 24's environment cases:
+    # their input paths are tests/fidelity/test_env_paths.py) has nothing a config file could say
+    assert checked >= 2 or unknown_flags or (len(lines) < 4 * STEP and expressible == 0)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from compare import deployment_of, target_of
+from compare import deployment_of, gpu_of, target_of
 
 from vllm_preflight.resolve import resolve
 from vllm_preflight.resolve.plan import model_facts_set, plan_for
@@ -24,7 +24,9 @@ def _load(path: Path) -> list[dict]:
 def _both(golden: dict):
     d, target = deployment_of(golden), target_of(golden)
     serve = (golden.get("oracle") or {}).get("path") == "vllm serve"
-    return resolve(d, target, serve_stage=serve), resolve(d, target, serve_stage=serve, full_plan=True)
+    gpu = gpu_of(golden)
+    return (resolve(d, target, gpu=gpu, serve_stage=serve),
+            resolve(d, target, gpu=gpu, serve_stage=serve, full_plan=True))
 
 
 def _same(a, b) -> bool:

@@ -31,7 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "findings": {"model", "findings_docs", "rule_example"},  # the rule catalogue; findings_docs folds its texts in
     "findings_docs": {"rule_example"},
     # -- inputs: formats and files (load validates a deployment file against the schema)
-    "load": {"identity", "model", "errors", "findings", "releases", "schema", "differences"},
+    "load": {"identity", "model", "errors", "findings", "gpus", "releases", "schema", "differences"},  # gpus: a file's `gpu` named
     "model_files": {"errors", "load"},  # where a model's small files are: local folder, HF cache, Hub
     "modelfacts": {"model", "errors", "load", "model_files"},  # a model's config.json, read through load.source
     "written": {"model", "schema"},

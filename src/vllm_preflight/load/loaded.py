@@ -60,3 +60,23 @@ class Skipped(str):
         obj.reason = reason
         obj.always = always
         return obj
+
+
+def with_environment(dep: Deployment, env) -> Deployment:
+    """The deployment with `env` ((NAME, VALUE) pairs, `--env`) as part of its own environment,
+    winning over the same names written in the input: every later step (binding, the resolver,
+    the findings and their fixes, the plan) then reads one environment, whichever way it came."""
+    from dataclasses import replace
+
+    from vllm_preflight.load.symbols import lit
+
+    given = dict(env or ())
+    if not given:
+        return dep
+    merged = dict(dep.env)
+    merged.update(given)
+    if isinstance(dep, LoadedDeployment) and dep.env_template:
+        template = dict(dep.env_template)
+        template.update({k: lit(v) for k, v in given.items()})
+        return replace(dep, env=tuple(merged.items()), env_template=tuple(template.items()))
+    return replace(dep, env=tuple(merged.items()))

@@ -67,6 +67,13 @@ def _named_keys(data):
     return data
 
 
+def _not_cuda(name) -> bool:
+    from vllm_preflight.gpus import NOT_CUDA
+
+    key = str(name).upper().replace(" ", "").replace("-", "")
+    return key.removeprefix("AMD").removeprefix("INSTINCT") in NOT_CUDA
+
+
 def validate(doc: YamlDoc) -> None:
     from vllm_preflight.schema.deployment import deployment_schema
     from vllm_preflight.schema.engine import validator as schema_validator
@@ -94,7 +101,10 @@ def validate(doc: YamlDoc) -> None:
                    else f"give only one of `command`, `args`, `from` (found {', '.join(keys)})")
             errors.append(InputError(doc.source.path, msg, Location(doc.source.path, 1, 1)))
             continue
-        if err.validator == "enum":
+        if err.validator == "enum" and where == "gpu" and _not_cuda(err.instance):
+            msg = (f"`gpu`: {err.instance!r} is an AMD Instinct GPU: vLLM runs it on its ROCm platform, and "
+                   "vllm-preflight resolves vLLM's CUDA platform only (NVIDIA GPUs)")
+        elif err.validator == "enum":
             hint = did_you_mean(str(err.instance), [str(x) for x in err.validator_value])
             msg = f"`{where}`: {err.instance!r} is not one of {', '.join(map(str, err.validator_value))}{hint}"
         else:

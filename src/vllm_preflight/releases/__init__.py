@@ -232,3 +232,43 @@ def get_release(name: str) -> Release:
         if version_key(since) <= key:
             rules.update(change)
     return Release(name, "release", rules)
+
+
+@cache
+def env_choices(version: str) -> dict[str, dict]:
+    """{NAME: {"choices", "case_sensitive", "kind", "default"}}: the variables a release reads
+    through vLLM's choice-checking readers (vllm/envs.py `env_with_choices` and its list/set
+    forms), from releases/data/env_choices.json (tools/extract_env_choices.py)."""
+    with open(DATA / "env_choices.json") as f:
+        data = json.load(f)["releases"]
+    if version == PR29558:
+        version = PR29558_BASE
+    if version not in data:
+        version = _nearest_recorded(version, data)
+    chain = []
+    while version is not None:
+        chain.append(data[version])
+        version = data[version].get("from")
+    table: dict[str, dict] = {}
+    for entry in reversed(chain):
+        if "base" in entry:
+            table = dict(entry["base"])
+        else:
+            table.update(entry["set"])
+            for name in entry["drop"]:
+                table.pop(name, None)
+    return table
+
+
+@cache
+def config_class_defaults(version: str) -> dict[str, dict]:
+    """{model_type: {key: default}}: the expert counts transformers' config classes default to, as
+    installed with the release (the nearest recorded one: releases/data/config_class_defaults.json,
+    tools/extract_config_defaults.py)."""
+    with open(DATA / "config_class_defaults.json") as f:
+        data = json.load(f)["releases"]
+    if version == PR29558:
+        version = PR29558_BASE
+    if version not in data:
+        version = _nearest_recorded(version, data)
+    return data[version]["defaults"]

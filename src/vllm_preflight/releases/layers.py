@@ -18,7 +18,8 @@ class Layers:
     mla: bool
     head_size: int
     sink: bool
-    extra: tuple[str, ...]  # extra KV-cache groups: mamba1 | mamba2 | short_conv | gdn | linear | chunked_local
+    extra: tuple[str, ...]  # extra KV-cache groups: mamba1 | mamba2 | short_conv | gdn | linear | chunked_local |
+    # cross_attention
     unknown_support: str | None  # layers whose declared support the tool does not model
 
     def __init__(self, mla: bool = False, head_size: int = 128, sink: bool = False, extra: tuple[str, ...] = (),
@@ -59,7 +60,9 @@ ARCHITECTURES: dict[str, Layers] = {
     "Lfm2ForCausalLM": Layers(head_size=64, extra=("short_conv",)),
     "Llama4ForConditionalGeneration": Layers(extra=("chunked_local",)),
     "Llama4ForCausalLM": Layers(extra=("chunked_local",)),
-    "WhisperForConditionalGeneration": Layers(head_size=64, unknown_support="cross-attention (encoder-decoder)"),
+    # the decoder's cross-attention group: vLLM's CrossAttention_<Backend> subclasses the chosen backend's
+    # metadata builder, so it declares the same CUDA-graph support (0.15.1 layers/attention/cross_attention.py)
+    "WhisperForConditionalGeneration": Layers(head_size=64, extra=("cross_attention",)),
     "DeepseekV32ForCausalLM": Layers(mla=True, head_size=576, unknown_support="sparse MLA with its indexer"),
 }
 

@@ -43,6 +43,10 @@ class RuntimeRules:
     sel_fi_sink_archs: str = "any"  # where FlashInfer takes sinks besides its kernels: any | sm100 | sm100_sm12x
     sel_fi_head512: bool = False
     sel_fi_cc80: bool = False  # FlashInfer needs CC >= 8.0 (was 7.5)
+    # 0.11.0's CUDA platform picks a dense backend by hand, not from a priority list: FlashInfer on
+    # exactly SM100, FlashAttention from SM80 (Triton for sinks or an FP8 KV cache off SM90), and
+    # FlexAttention below SM80 (0.11.0 platforms/cuda.py:300-373)
+    sel_legacy_dense: bool = False
     sup_fa4_always: bool = False  # FLASH_ATTN declares ALWAYS with FA4 too (else only FA3)
     sup_fi_fa2_decode: bool = False  # FlashInfer below SM90 decodes with fa2: UNIFORM_BATCH
     sup_flex: str = "NEVER"
@@ -112,9 +116,9 @@ _V2_SPEC_V022 = ("eagle", "eagle3", "mtp")
 
 # (first release, changes); releases between two entries take the earlier entry's rules.
 CHANGES: tuple[tuple[str, dict], ...] = (
-    ("0.11.0", {"spec_rounding": False, "backend_names": "builder",
+    ("0.11.0", {"spec_rounding": False, "backend_names": "builder", "sel_legacy_dense": True,
                 "never_hint": "make sure compilation level is piecewise"}),
-    ("0.11.1", {"spec_rounding": True, "backend_names": "backend",
+    ("0.11.1", {"spec_rounding": True, "backend_names": "backend", "sel_legacy_dense": False,
                 "never_hint": "make sure compilation mode is VLLM_COMPILE"}),
     ("0.13.0", {"sel_trtllm": "sm100_family"}),
     ("0.15.0", {"sel_mla_sm10": "flashinfer"}),

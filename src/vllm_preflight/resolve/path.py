@@ -114,11 +114,16 @@ HEAD_ENDS_WITH = "model.read_model"  # every step up to the model's facts runs f
 PATH: tuple[Step, ...] = (
     # -- the server command, its parser and `vllm serve`'s own checks before the engine config
     Step(command.server_command),
+    # vLLM builds its parser's defaults (a default AttentionConfig, CompilationConfig) first
+    Step(attention.attention_config_env),
+    Step(compilation_config.compile_cache_save_format_env),
     Step(argument_parser.parse_command),
     Step(serve.front_door),
     # -- EngineArgs.create_engine_config
     Step(speculators.speculators_checkpoint),  # maybe_override_with_speculators
     Step(model_config.read_model),  # create_model_config: config.json, --hf-overrides
+    Step(model_config.config_class_defaults),  # transformers' config class fills missing keys
+    Step(model_config.attention_backend_env),  # ModelConfig.__post_init__ (0.11.0-0.12.x)
     Step(create_engine_config.validate_environ),
     Step(model_config.override_generation_config),
     Step(multimodal.model_arguments),  # ModelConfig's typed multimodal InitVars

@@ -100,7 +100,7 @@ def _error_type(text: str) -> str:
 
 
 # "field.path: Input should ..." is a field's own error; anything else a validator's
-_FIELD_ERROR = re.compile(r"^([A-Za-z_][\w.]*): ((?:Input should|Unexpected keyword|Field required).*)$", re.DOTALL)
+_FIELD_ERROR = re.compile(r"^([A-Za-z_][\w.]*): ((?:Input should|Input is not|Unexpected keyword|Field required|Value error, ).*)$", re.DOTALL)
 
 
 _I64 = 2 ** 63

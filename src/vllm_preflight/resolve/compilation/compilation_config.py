@@ -16,6 +16,8 @@ from vllm_preflight.resolve.base.pydantic import _TRUE as _BOOL_TRUE
 from vllm_preflight.resolve.base.pydantic import ConfigInvalid, _int, _int_list, _str_list
 from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
+from vllm_preflight.resolve.compilation.field_types import check_field, declared
+from vllm_preflight.resolve.engine.env_choices import choice_error
 
 # 0.12.0 keeps the pre-0.12 PassConfig names as deprecated aliases.
 DEPRECATED_PASS_NAMES = {
@@ -37,6 +39,8 @@ def _bool(value: Any, where: str) -> bool:
         return bool(value)
     if isinstance(value, str) and value.lower() in _BOOL_TRUE | _BOOL_FALSE:
         return value.lower() in _BOOL_TRUE
+    if isinstance(value, (str, int)) or (isinstance(value, float) and value.is_integer()):
+        raise ConfigInvalid(f"{where}: Input should be a valid boolean, unable to interpret input")
     raise ConfigInvalid(f"{where}: Input should be a valid boolean")
 
 
@@ -48,6 +52,8 @@ def parse_cudagraph_mode(value: Any, release) -> str:
             # does not wrap, so it escapes argparse and vLLM itself
             raise ConfigInvalid(repr(name), release.cudagraph_mode_bad_name_error)
         return name
+    if isinstance(value, float) and value.is_integer():  # lax mode: an integral number is the int
+        value = int(value)
     if isinstance(value, int) and not isinstance(value, bool) and value in CUDAGRAPH_INT:
         return CUDAGRAPH_INT[value]
     raise ConfigInvalid(f"cudagraph_mode: Input should be 0, 1 or 2 [input_value={value!r}]")
@@ -57,8 +63,8 @@ def parse_mode(value: Any, release, field_name: str) -> str:
     if isinstance(value, str) and release.mode_accepts_names and field_name == "mode":
         name = value.upper()
         if name not in COMPILATION_MODES:
-            raise ConfigInvalid(
-                f"Invalid compilation mode: {value}. Valid modes are: {', '.join(COMPILATION_MODES)}")
+            raise ConfigInvalid(  # the field's before-validator: pydantic names the field
+                f"mode: Value error, Invalid compilation mode: {value}. Valid modes are: {', '.join(COMPILATION_MODES)}")
         return name
     try:
         n = _int(value, field_name)
@@ -83,11 +89,17 @@ def _pass_config(raw: Any, release, state: State) -> dict:
     if unexpected:  # pydantic reports every unknown key at once
         unexpected[0].others = unexpected[1:]
         raise unexpected[0]
+    errors: list[ConfigInvalid] = []
     for key, value in raw.items():
         if key not in fields:
             continue
         default = fields[key]
-        if value is None:
+        if declared(release.version, "PassConfig").get(key):  # the release's declared type
+            try:
+                out[key] = check_field(release.version, "PassConfig", key, value, f"pass_config.{key}")
+            except ConfigInvalid as e:
+                errors += [e] + list(e.others)
+        elif value is None:
             out[key] = None
         elif isinstance(default, bool) or default is None and key.startswith(("fuse_", "enable_", "eliminate_")):
             out[key] = _bool(value, f"pass_config.{key}")
@@ -96,6 +108,9 @@ def _pass_config(raw: Any, release, state: State) -> dict:
         else:
             out[key] = value
         state.cc_given.add("pass_config." + key)
+    if errors:  # pydantic reports every field's error at once
+        errors[0].others = errors[1:]
+        raise errors[0]
     if release.pass_config_deprecated_names:
         for old, new in DEPRECATED_PASS_NAMES.items():
             if old in out and out[old] is not None:
@@ -130,10 +145,14 @@ ROCM_ONLY_PASSES = (  # (PassConfig field, vLLM's warning), in PassConfig.__post
 
 
 def _field(key: str, value: Any, release) -> Any:
+    if value is None:  # null where the declared type takes none (and no wrap validator skips it) is refused
+        check_field(release.version, "CompilationConfig", key, value, key)
     if key in ("mode", "level"):
         return None if value is None else parse_mode(value, release, key)
     if key == "cudagraph_mode":
         return None if value is None else parse_cudagraph_mode(value, release)
+    if key == "custom_ops" or (key in ("splitting_ops", "cudagraph_capture_sizes") and value is not None):
+        value = check_field(release.version, "CompilationConfig", key, value, key)  # the declared list type first
     if key == "splitting_ops":
         return None if value is None else _str_list(value, key)
     if key == "custom_ops":
@@ -146,7 +165,7 @@ def _field(key: str, value: Any, release) -> Any:
         return None if value is None else _int(value, key)
     if key == "backend" and not isinstance(value, str):
         raise ConfigInvalid("backend: Input should be a valid string")
-    return value
+    return check_field(release.version, "CompilationConfig", key, value, key)  # the release's declared type
 
 
 def build(raw: dict | None, release, state: State) -> None:
@@ -176,7 +195,7 @@ def build(raw: dict | None, release, state: State) -> None:
         except ConfigInvalid as e:
             if e.exc_type != "ValidationError":
                 raise  # not a validation error: it escapes pydantic at once
-            errors.append(e)
+            errors += [e] + list(e.others)
     try:
         state.pass_config = _pass_config(pass_raw, release, state)
     except ConfigInvalid as e:
@@ -274,3 +293,19 @@ def default_config(state: State, values: dict) -> None:
     cc, pass_config = hit
     state.cc = {**cc, "custom_ops": list(cc["custom_ops"])}
     state.pass_config = dict(pass_config)
+
+
+_SAVE_FORMAT_ENV = (0, 12, 0)  # CompilationConfig.compile_cache_save_format's default (0.12.0 compilation.py:425)
+
+
+@reads(env=("VLLM_COMPILE_CACHE_SAVE_FORMAT",))
+def compile_cache_save_format_env(state: State, values: dict) -> None:
+    """CompilationConfig's default compile_cache_save_format is VLLM_COMPILE_CACHE_SAVE_FORMAT read
+    through vLLM's choice-checking reader (0.12.0+). vLLM builds the default CompilationConfig while
+    it builds its parser, so a value it does not accept is a plain ValueError before any option is
+    read (resolve/engine/env_choices.py)."""
+    if state.release.key < _SAVE_FORMAT_ENV:
+        return
+    problem = choice_error(state, "VLLM_COMPILE_CACHE_SAVE_FORMAT")
+    if problem:
+        raise Refusal("ValueError", problem)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from vllm_preflight.resolve.base.config_classes import class_of
+from vllm_preflight.resolve.base.pydantic import validator_error
 from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
+from vllm_preflight.resolve.engine.env_choices import choice_error
 
 
 # ------------------------------------------------------------------ attention / Mamba flags
@@ -86,3 +88,20 @@ def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.lower() in ("1", "true", "t", "yes", "y", "on")
     return bool(value)
+
+
+_ATTENTION_ENV_IN_ATTENTION_CONFIG = ((0, 13, 0), (0, 15, 0))  # 0.13.0 config/attention.py:93 (until 0.14.x)
+
+
+@reads(env=("VLLM_ATTENTION_BACKEND",))
+def attention_config_env(state: State, values: dict) -> None:
+    """AttentionConfig.__post_init__ (0.13.0-0.14.x) takes VLLM_ATTENTION_BACKEND (deprecated) through
+    vLLM's choice-checking reader: a name it does not accept is a ValueError inside the pydantic
+    dataclass. vLLM builds the default AttentionConfig while it builds its parser, so this comes
+    before any option is read (resolve/engine/env_choices.py)."""
+    first, last = _ATTENTION_ENV_IN_ATTENTION_CONFIG
+    if not first <= state.release.key < last:
+        return
+    problem = choice_error(state, "VLLM_ATTENTION_BACKEND")
+    if problem:
+        raise validator_error("AttentionConfig", problem)

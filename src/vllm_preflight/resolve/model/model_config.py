@@ -6,9 +6,10 @@ from vllm_preflight import model_files
 from vllm_preflight.modelfacts import TextConfigNotAConfig, model_facts
 from vllm_preflight.releases import Release
 from vllm_preflight.releases.versions import version_key
-from vllm_preflight.resolve.base.pydantic import field_error
+from vllm_preflight.resolve.base.pydantic import field_error, validator_error
 from vllm_preflight.resolve.base.reads import reads
 from vllm_preflight.resolve.base.state import Refusal, State
+from vllm_preflight.resolve.engine.env_choices import choice_error
 from vllm_preflight.resolve.model.max_model_len import verify_max_len
 from vllm_preflight.resolve.parser.argument_parser import ParsedArgs
 
@@ -114,3 +115,50 @@ def model_fields(state: State, values: dict) -> None:
         "disable_cascade_attn": bool(v.get("disable_cascade_attn", False)),
         "performance_mode": v.get("performance_mode"),
     })
+
+
+_ATTENTION_ENV_IN_MODEL_CONFIG = ((0, 11, 0), (0, 13, 0))  # 0.11.0 config/model.py:417, 0.12.0 :472
+
+
+@reads(env=("VLLM_ATTENTION_BACKEND",))
+def attention_backend_env(state: State, values: dict) -> None:
+    """ModelConfig.__post_init__ (0.11.0-0.12.x) reads VLLM_ATTENTION_BACKEND through vLLM's
+    choice-checking reader (the release's backend enum): a name it does not accept is a ValueError
+    inside the pydantic dataclass (resolve/engine/env_choices.py)."""
+    first, last = _ATTENTION_ENV_IN_MODEL_CONFIG
+    if not first <= state.release.key < last:
+        return
+    problem = choice_error(state, "VLLM_ATTENTION_BACKEND")
+    if problem:
+        raise validator_error("ModelConfig", problem)
+
+
+@reads(always=True)
+def config_class_defaults(state: State, values: dict) -> None:
+    """vLLM reads config.json through transformers' config class: a key the file lacks takes the
+    class's default (NemotronHConfig's `n_routed_experts` is 8). The expert counts that make a model
+    MoE are recorded per release from the transformers installed with it
+    (releases/data/config_class_defaults.json, tools/extract_config_defaults.py) and applied when
+    config.json names none (a model fact pinned with --assume wins)."""
+    from dataclasses import replace
+
+    from vllm_preflight.modelfacts import MOE_KEYS
+    from vllm_preflight.releases import config_class_defaults as class_defaults
+
+    facts = state.model
+    if facts is None or facts.is_moe or "is_moe" in state.model_assume:
+        return
+    raw = facts.raw_config
+    if not isinstance(raw, dict):
+        return
+    text = raw["text_config"] if isinstance(raw.get("text_config"), dict) else raw
+    if any(k in text for k in MOE_KEYS):
+        return
+    found = class_defaults(state.release.version).get(str(text.get("model_type") or ""), {})
+    if not any(found.get(k) for k in MOE_KEYS):
+        return
+    extra = dict(facts.__dict__)
+    state.model = replace(facts, is_moe=True)
+    for key in ("_raw_config", "_quantization"):
+        if key in extra:
+            object.__setattr__(state.model, key, extra[key])

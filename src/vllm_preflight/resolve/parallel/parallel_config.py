@@ -19,6 +19,10 @@ def all2all_env_value(state: State, value: str) -> str:
     release reads it; an unknown value (case-sensitive, empty included) is a ValueError
     inside ParallelConfig.__post_init__."""
     choices = state.release.facts.get("all2all_backends") or []
+    if not choices:  # releases whose facts lack the list (0.11.0): envs.py's own choices
+        from vllm_preflight.releases import env_choices
+
+        choices = (env_choices(state.release.version).get("VLLM_ALL2ALL_BACKEND") or {}).get("choices") or []
     if choices and value not in choices:
         raise _pyd("ParallelConfig", f"Invalid value '{value}' for VLLM_ALL2ALL_BACKEND. "
                                      f"Valid options: {list(choices)}.")

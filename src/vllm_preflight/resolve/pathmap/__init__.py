@@ -9,12 +9,13 @@ too; the last section lists the registry's steps in the order `resolve()` runs t
 """
 from __future__ import annotations
 
-from vllm_preflight.resolve.pathmap import engine, first_release, front_door, path_table, post_init
+from vllm_preflight.resolve.pathmap import engine, fidelity, first_release, front_door, path_table, post_init
 from vllm_preflight.resolve.pathmap.table import render_section
 
 
 def render() -> str:
-    sections = front_door.SECTIONS + engine.SECTIONS + post_init.SECTIONS + first_release.SECTIONS
+    sections = (front_door.SECTIONS + engine.SECTIONS + post_init.SECTIONS + fidelity.SECTIONS
+                + first_release.SECTIONS)
     parts = [front_door.HEAD.rstrip("\n")]
     parts += [render_section(i, s) for i, s in enumerate(sections)]
     parts.append(path_table.render(len(sections)))

@@ -99,7 +99,9 @@ def _groups(r: RuntimeRules, q: backends.Query, layers, selected: str | None, bl
     assert choice.backend is not None  # select() names a backend whenever it does not refuse
     out = [("attention", choice.backend, choice.class_name, backends.declared_support(r, choice.backend, q))]
     for kind in layers.extra:
-        if kind == "chunked_local":
+        if kind == "cross_attention":  # the same backend's builder, subclassed: the same support
+            out.append(("cross_attention", choice.backend, f"CrossAttention_{choice.class_name}", out[0][3]))
+        elif kind == "chunked_local":
             block = f"{block_size}_" if r.chunked_local_block_in_name else ""
             out.append(("chunked_local", choice.backend,
                         f"ChunkedLocalAttention_{CHUNKED_LOCAL_SIZE}_{block}{choice.class_name}", "NEVER"))

@@ -297,6 +297,9 @@ def select(r, q: Query, selected: str | None = None) -> Choice:
             return Choice(None, None, ("ValueError", (f"Selected backend AttentionBackendEnum.{selected} is not "
                                                       f"valid for this configuration. Reason: {why}")))
         return Choice(selected, CLASS_NAMES.get(selected, selected), None, (selected,))
+    if r.sel_legacy_dense and not q.use_mla:
+        legacy = _legacy_dense(r, q)
+        return Choice(legacy, CLASS_NAMES.get(legacy, legacy), None, (legacy,))
     valid, invalid = [], {}
     for name in priorities(r, q):
         why = reasons(r, name, q)
@@ -307,6 +310,21 @@ def select(r, q: Query, selected: str | None = None) -> Choice:
     if not valid:
         return Choice(None, None, ("ValueError", "No valid attention backend found for cuda"), (), invalid)
     return Choice(valid[0], CLASS_NAMES.get(valid[0], valid[0]), None, tuple(valid), invalid)
+
+
+def _legacy_dense(r, q: Query) -> str:
+    """0.11.0's hand-written default for a dense layer: FlashInfer on exactly SM100 when it takes
+    the head size and dtype; from SM80 Triton for sinks or an FP8 KV cache off SM90, else
+    FlashAttention when it takes the head size and dtype; FlexAttention otherwise (below SM80
+    always: T4, V100)."""
+    if q.cc == (10, 0) and _head_ok(r, "FLASHINFER", q) and q.dtype in ("float16", "bfloat16"):
+        return "FLASHINFER"
+    if q.cc >= (8, 0):
+        if (q.has_sink or q.kv_cache_dtype.startswith("fp8")) and q.cc != (9, 0):
+            return "TRITON_ATTN"
+        if _head_ok(r, "FLASH_ATTN", q) and q.dtype in ("float16", "bfloat16"):
+            return "FLASH_ATTN"
+    return "FLEX_ATTENTION"
 
 
 # ---------------------------------------------------------------- declared support

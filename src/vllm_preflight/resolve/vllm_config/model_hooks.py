@@ -534,6 +534,32 @@ MODEL_HOOKS: dict[str, tuple[tuple, Hook]] = {
     "ColQwen3_5": ((0, 27, 0), colqwen3_5),
     "D3ForSequenceClassification": ((0, 33, 0), d3),
 }
+# hooks that check only the model's config.json keys (named here): with no config.json read (an
+# architecture pinned by --assume model.architecture) they have nothing to check
+CONFIG_KEYS: dict[Hook, tuple[str, ...]] = {
+    alice_ai_model: ("kda_allow_negative_eigenvalues", "router_score_function", "router_bias_correction"),
+    llama_bidirectional: ("pooling",), llama_nemotron_vl: ("pooling", "llm_config"),
+    colqwen3_5: ("retrieval_attention_contract",), d3: ("decision_config",),
+    _GTE: ("model_type", "hidden_act"), _GTE_NEW: ("model_type", "hidden_act"),
+    nomic_bert: ("model_type", "activation_function", "mlp_fc1_bias", "rotary_emb_scale_base"),
+    qwen3_reranker: ("is_original_qwen3_reranker", "classifier_from_token"), deepseek_v32: ("index_topk",),
+}
+
+
+def _config_not_read(state: State, arch: str, hook: Hook) -> bool:
+    """True (and the check stated as an assumption, not a refusal) when `hook` reads only
+    config.json keys and no config.json was read: "not read" is never "refused"."""
+    keys = CONFIG_KEYS.get(hook)
+    if keys is None or state.model is None or state.model.raw_config is not None:
+        return False
+    from vllm_preflight.model import Assumption
+
+    state.assumptions.append(Assumption(
+        "model.config", None, f"not checked: vLLM's {arch} hook reads the model's config.json "
+        f"({', '.join(keys)}), which was not read here; it is assumed to pass"))
+    return True
+
+
 # kept for callers of the first version of this module
 HOOKS = {arch: hook for arch, (_, hook) in VLLM_HOOKS.items()}
 
@@ -556,7 +582,7 @@ def try_verify_and_update_config(state: State, values: Values) -> None:
                   once=True)
     for table in (MODEL_HOOKS, VLLM_HOOKS):
         entry = table.get(arch)
-        if entry is not None and _since(state, entry[0]):
+        if entry is not None and _since(state, entry[0]) and not _config_not_read(state, arch, entry[1]):
             entry[1](state, vals)
     if state.release.key < _SINCE["mamba_graph_mode_dropped"] and (arch in _MAMBA_ARCHS or _is_hybrid(state, arch)):
         mamba_0_11(state, vals)
