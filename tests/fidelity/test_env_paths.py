@@ -84,4 +84,6 @@ def test_a_fix_that_unsets_the_variable_unsets_the_env_flag_too():
     res = check_inputs([], command=["vllm", "serve", MODEL, "-dp", "4", "--enable-expert-parallel"], vllm_version="0.33.0",
                        env=[(VAR, "deepep_high_throughput")]).results[0]
     vp306 = [f for f in res.extra["findings"] if f["rule"] == "VP306"]
-    assert vp306 and "no VP306" in vp306[0]["message"]
+    # the fix's rerun has no VP306 (the flag's variable is unset there too); it is not clean of
+    # everything (issue 21): deepep_high_throughput with DP > 1 turns graphs off, VP302 at warning
+    assert vp306 and "trades VP306 for VP302 (warning)" in vp306[0]["message"]
