@@ -13,6 +13,7 @@ stderr; every message written there passes through safe_text (`say`, `usage_erro
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from typing import ClassVar
 
@@ -177,6 +178,9 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     from vllm_preflight.api import check_inputs
     from vllm_preflight.errors import UsageProblem
 
+    from vllm_preflight.load.source import READ
+
+    READ.clear()  # the files this run reads (an in-process caller may run check again)
     ctx = click.get_current_context()
     try:
         proj = project_settings()  # a broken config file is a usage error before any work
@@ -194,6 +198,7 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
                                                  "skip_non_deployments"))
         require = not skip_non_deployments
         outputs = _outputs(output_file if isinstance(output_file, (list, tuple)) else (output_file,))
+        _not_an_input(outputs, inputs)
         keep = project.selected(proj, _rules(select), _rules(extend_select))
         config = project.effective(proj, _rules(ignore))
         command = ctx.meta.get("command_words")
@@ -226,6 +231,8 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
         say("no vLLM server found in what was given; nothing was checked")
     _dashes_hint(command, report)
     to_stdout = True
+    for _, path in outputs:  # every PATH checked before the first is written
+        _refuse_input(path)
     for each, path in outputs:
         to_stdout = to_stdout and each is not None
         _write_file(path, lambda stream, each=each: _render(each or fmt, report, fail_on, verbose, require,
@@ -284,7 +291,33 @@ def _outputs(values) -> list[tuple[str | None, str]]:
     if sum(1 for f, _ in out if f is None) > 1:
         raise UsageProblem("--output-file: the --format report goes to one PATH; name the others' "
                            "format (sarif:PATH)")
+    seen: dict[str, str] = {}
+    for _, path in out:  # two reports into one file: the second would silently replace the first
+        key = os.path.realpath(path)
+        if key in seen:
+            raise UsageProblem(f"--output-file {path}: named twice (also as {seen[key]}); give each report its own PATH")
+        seen[key] = path
     return out
+
+
+def _not_an_input(outputs, inputs) -> None:
+    """An --output-file that is one of the named input files is refused before any work: the
+    report never replaces what it reports on."""
+    from vllm_preflight.errors import UsageProblem
+
+    named = []
+    for each in inputs:
+        try:
+            named.append(os.stat(each))
+        except (OSError, ValueError):
+            continue
+    for _, path in outputs:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode) and any(st.st_dev == n.st_dev and st.st_ino == n.st_ino for n in named):
+            raise UsageProblem(f"--output-file {path}: is an input file; not overwritten (name another PATH)")
 
 
 def _statistics(report, to_stderr: bool) -> None:
@@ -298,9 +331,19 @@ def _statistics(report, to_stderr: bool) -> None:
         click.echo(line, err=to_stderr)
 
 
+def _refuse_input(path: str) -> None:
+    from vllm_preflight.errors import UsageProblem
+    from vllm_preflight.load.source import was_read
+
+    if was_read(path):  # a file a folder walk, --config or source read: never overwritten
+        raise usage_error(UsageProblem(f"--output-file {path}: is a file this check read as input; "
+                                       "not overwritten (name another PATH)"))
+
+
 def _write_file(path: str, write) -> None:
     from vllm_preflight.errors import UsageProblem
 
+    _refuse_input(path)
     try:
         with open(path, "w", encoding="utf-8", newline="\n") as stream:
             write(stream)

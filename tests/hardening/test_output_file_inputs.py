@@ -1,0 +1,39 @@
+"""`--output-file` never replaces what the check reads: a named input, a file a folder walk read
+(or a link to one), and one PATH named twice are usage errors (exit 2) before anything is written."""
+from __future__ import annotations
+
+import pytest
+from hsupport import GOOD, check_process
+
+
+@pytest.mark.parametrize("out", ["serve.sh", "./serve.sh", "sarif:serve.sh", "junit:./serve.sh", "link.sh"])
+def test_a_named_input_is_never_overwritten(tmp_path, out):
+    (tmp_path / "serve.sh").write_text(GOOD)
+    (tmp_path / "link.sh").symlink_to("serve.sh")
+    r = check_process("--offline", "serve.sh", "-o", out, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "is an input file; not overwritten" in r.stderr and "Traceback" not in r.stderr
+    assert (tmp_path / "serve.sh").read_text() == GOOD
+
+
+def test_a_file_a_folder_walk_read_is_never_overwritten(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "serve.sh").write_text(GOOD)
+    r = check_process("--offline", "d", "-o", "sarif:d/serve.sh", "-o", "report.txt", cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "d/serve.sh: is a file this check read as input" in r.stderr
+    assert (tmp_path / "d" / "serve.sh").read_text() == GOOD
+    assert not (tmp_path / "report.txt").exists()  # every PATH is checked before the first is written
+
+
+def test_one_path_twice_is_refused(tmp_path):
+    (tmp_path / "serve.sh").write_text(GOOD)
+    r = check_process("--offline", "serve.sh", "-o", "sarif:a", "-o", "junit:./a", cwd=tmp_path)
+    assert r.returncode == 2 and "named twice" in r.stderr, r.stderr
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_full_device_is_a_usage_error(tmp_path):
+    (tmp_path / "serve.sh").write_text(GOOD)
+    r = check_process("--offline", "serve.sh", "-o", "/dev/full", cwd=tmp_path)
+    assert r.returncode == 2 and "--output-file /dev/full: cannot write" in r.stderr, r.stderr
