@@ -177,7 +177,6 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     from vllm_preflight import ignores, outcome, project
     from vllm_preflight.api import check_inputs
     from vllm_preflight.errors import UsageProblem
-
     from vllm_preflight.load.source import READ
 
     READ.clear()  # the files this run reads (an in-process caller may run check again)
