@@ -177,12 +177,14 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     from vllm_preflight import ignores, outcome, project
     from vllm_preflight.api import check_inputs
     from vllm_preflight.errors import UsageProblem
-    from vllm_preflight.load.source import READ
+    from vllm_preflight.load.source import READ, mark_read
 
     READ.clear()  # the files this run reads (an in-process caller may run check again)
     ctx = click.get_current_context()
     try:
         proj = project_settings()  # a broken config file is a usage error before any work
+        if proj.path:  # the project configuration is an input too: never an --output-file
+            mark_read(proj.path)
         given = {name: value for name, value in ctx.params.items()
                  if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
         opts = {**proj.options, **given}

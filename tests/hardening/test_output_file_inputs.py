@@ -37,3 +37,22 @@ def test_a_full_device_is_a_usage_error(tmp_path):
     (tmp_path / "serve.sh").write_text(GOOD)
     r = check_process("--offline", "serve.sh", "-o", "/dev/full", cwd=tmp_path)
     assert r.returncode == 2 and "--output-file /dev/full: cannot write" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("name,text", [
+    ("pyproject.toml", '[tool.vllm-preflight]\noutput-file = ["sarif:pyproject.toml"]\n'),
+    (".vllm-preflight.yaml", "output-file: junit:.vllm-preflight.yaml\n"),
+])
+def test_the_project_configuration_is_never_overwritten(tmp_path, name, text):
+    (tmp_path / "serve.sh").write_text(GOOD)
+    (tmp_path / name).write_text(text)
+    r = check_process("--offline", "serve.sh", cwd=tmp_path)
+    assert r.returncode == 2 and f"{name}: is a file this check read as input" in r.stderr, r.stderr
+    assert (tmp_path / name).read_text() == text
+
+
+def test_a_gpu_of_the_wrong_type_gets_a_gpu_example(tmp_path):
+    (tmp_path / "serve.sh").write_text(GOOD)
+    (tmp_path / "pyproject.toml").write_text("[tool.vllm-preflight]\ngpu = 100\n")
+    r = check_process("--offline", "serve.sh", cwd=tmp_path)
+    assert r.returncode == 2 and 'gpu takes a string in quotes, e.g. gpu = "H100"' in r.stderr, r.stderr

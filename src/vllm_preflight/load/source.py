@@ -83,6 +83,15 @@ def was_read(path: str) -> bool:
     return (st.st_dev, st.st_ino) in READ
 
 
+def mark_read(path: str) -> None:
+    """Count `path` (a file read another way: the project configuration) as an input."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    READ.add((st.st_dev, st.st_ino))
+
+
 def read_bytes(path: str, limit: int = MAX_BYTES, what: str = "a deployment config") -> bytes:
     """The bytes of a regular file of at most `limit` bytes; never blocks.
 
