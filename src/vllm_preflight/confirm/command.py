@@ -83,6 +83,8 @@ def _pairs(values: tuple[str, ...]) -> list[tuple[str, str]]:
         if "=" not in v:
             raise click.UsageError(f"--env takes KEY=VALUE, got {v!r}")
         k, _, val = v.partition("=")
+        if not k.strip():
+            raise click.UsageError(f"--env {v}: the name is empty")
         out.append((k, val))
     return out
 
@@ -111,13 +113,20 @@ def confirm(fmt, gpu, env, vllm_version, record_dir, offline, verbose, logs) -> 
     from vllm_preflight.confirm.compare import compare
     from vllm_preflight.errors import UsageProblem
 
-    if gpu:
-        from vllm_preflight.gpus import get_gpu
+    for name, value in (("--gpu", gpu), ("--vllm-version", vllm_version), ("--record", record_dir)):
+        if value is not None and not value.strip():  # `--record ""` would silently record nothing
+            raise usage_error(UsageProblem(f"{name} is empty; give a value or leave the option out"))
+    try:
+        if gpu:
+            from vllm_preflight.gpus import get_gpu
 
-        try:
             gpu = get_gpu(gpu).name
-        except UsageProblem as e:
-            raise usage_error(e) from None
+        if vllm_version:  # a typo is refused before any log is read, as `check` refuses it
+            from vllm_preflight.api import target_name
+
+            target_name(vllm_version, "release")
+    except UsageProblem as e:
+        raise usage_error(e) from None
     env_pairs = _pairs(env)
     model_files.begin_run(True if offline else None)  # the logged model's config.json, as `check` reads it
     comparisons = []
