@@ -200,6 +200,9 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
         require = not skip_non_deployments
         outputs = _outputs(output_file if isinstance(output_file, (list, tuple)) else (output_file,))
         _not_an_input(outputs, inputs)
+        for name, given_rules in (("--select", select), ("--extend-select", extend_select)):
+            if given_rules and not _rules(given_rules):  # `--select ""`: a typo, never "every rule" or "none"
+                raise UsageProblem(f"{name} names no rule; give codes or prefixes, e.g. {name} VP3 (ALL: every rule)")
         keep = project.selected(proj, _rules(select), _rules(extend_select))
         config = project.effective(proj, _rules(ignore))
         command = ctx.meta.get("command_words")
@@ -283,10 +286,10 @@ def _outputs(values) -> list[tuple[str | None, str]]:
     out: list[tuple[str | None, str]] = []
     for v in values:
         head, sep, rest = str(v).partition(":")
-        if sep and head in FORMATS:
+        if sep and head.lower() in FORMATS:  # `SARIF:x` is the format too, never a file named so
             if not rest:
                 raise UsageProblem(f"--output-file {v}: give a path after `{head}:`")
-            out.append((head, rest))
+            out.append((head.lower(), rest))
         elif v:
             out.append((None, str(v)))
     if sum(1 for f, _ in out if f is None) > 1:

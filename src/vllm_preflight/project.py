@@ -227,6 +227,9 @@ def from_table(path: str, table, name: str = "the file") -> Project:
                 raise UsageProblem(f"{path}: {key} takes a path or a list of paths, e.g. \"sarif:results.sarif\"")
             options[_param(key)] = tuple(value)
     select = _rule_list(path, "select", table["select"]) if "select" in table else None
+    if select is not None and not select:  # would silence every rule but VP300, errors included
+        raise UsageProblem(f"{path}: select names no rule; give codes or prefixes, e.g. [\"VP3\"] "
+                           f"([\"ALL\"] or no select key: every rule)")
     extend = _rule_list(path, "extend-select", table["extend-select"]) if "extend-select" in table else ()
     return Project(path, config, options, select, extend, _severity(path, table.get("severity", {})))
 

@@ -56,3 +56,25 @@ def test_a_gpu_of_the_wrong_type_gets_a_gpu_example(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.vllm-preflight]\ngpu = 100\n")
     r = check_process("--offline", "serve.sh", cwd=tmp_path)
     assert r.returncode == 2 and 'gpu takes a string in quotes, e.g. gpu = "H100"' in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args", [["--select", ""], ["--select", ",,"], ["--extend-select", " , "]])
+def test_a_select_of_nothing_is_refused(tmp_path, args):
+    (tmp_path / "bs.sh").write_text("vllm serve Qwen/Qwen3-0.6B \\ # note\n  -tp 2\n")
+    r = check_process("--offline", *args, "bs.sh", cwd=tmp_path)
+    assert r.returncode == 2 and f"{args[0]} names no rule" in r.stderr, r.stderr
+
+
+def test_an_empty_select_key_is_refused(tmp_path):
+    (tmp_path / "bs.sh").write_text("vllm serve Qwen/Qwen3-0.6B \\ # note\n  -tp 2\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.vllm-preflight]\nselect = []\n")
+    r = check_process("--offline", "bs.sh", cwd=tmp_path)  # it silenced the VP101 error: exit 0
+    assert r.returncode == 2 and "pyproject.toml: select names no rule" in r.stderr, r.stderr
+
+
+def test_a_format_name_in_capitals_is_the_format(tmp_path):
+    (tmp_path / "serve.sh").write_text(GOOD)
+    r = check_process("--offline", "serve.sh", "-o", "SARIF:x.sarif", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "x.sarif").read_text().lstrip().startswith("{")
+    assert not (tmp_path / "SARIF:x.sarif").exists()
