@@ -78,3 +78,11 @@ def test_a_format_name_in_capitals_is_the_format(tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "x.sarif").read_text().lstrip().startswith("{")
     assert not (tmp_path / "SARIF:x.sarif").exists()
+
+
+@pytest.mark.parametrize("out,said", [("missing/x.txt", "its folder missing does not exist"), (".", "is a directory")])
+def test_an_unwritable_path_is_said_before_the_work(tmp_path, out, said):
+    (tmp_path / "serve.sh").write_text(GOOD)
+    r = check_process("--offline", "serve.sh", "nope.sh", "-o", out, cwd=tmp_path)
+    assert r.returncode == 2 and f"--output-file {out}: cannot write: {said}" in r.stderr, r.stderr
+    assert "nope.sh" not in r.stderr  # refused before any input is read
