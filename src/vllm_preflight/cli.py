@@ -12,6 +12,7 @@ stderr; every message written there passes through safe_text (`say`, `usage_erro
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -353,7 +354,15 @@ def _write_file(path: str, write) -> None:
 
     _refuse_input(path)
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+        # O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of blocking the open forever
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as e:
+        why = "a pipe nobody reads" if e.errno == errno.ENXIO else e.strerror or e
+        raise usage_error(UsageProblem(f"--output-file {path}: cannot write: {why}")) from None
+    try:
+        os.set_blocking(fd, True)  # a reader that is there gets every byte
+        with open(fd, "w", encoding="utf-8", newline="\n") as stream:
             write(stream)
     except OSError as e:
         raise usage_error(UsageProblem(f"--output-file {path}: cannot write: {e.strerror or e}")) from None

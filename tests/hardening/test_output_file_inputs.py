@@ -2,6 +2,8 @@
 (or a link to one), and one PATH named twice are usage errors (exit 2) before anything is written."""
 from __future__ import annotations
 
+import os
+
 import pytest
 from hsupport import GOOD, check_process
 
@@ -86,3 +88,10 @@ def test_an_unwritable_path_is_said_before_the_work(tmp_path, out, said):
     r = check_process("--offline", "serve.sh", "nope.sh", "-o", out, cwd=tmp_path)
     assert r.returncode == 2 and f"--output-file {out}: cannot write: {said}" in r.stderr, r.stderr
     assert "nope.sh" not in r.stderr  # refused before any input is read
+
+
+def test_a_fifo_nobody_reads_is_refused_not_waited_on(tmp_path):
+    (tmp_path / "serve.sh").write_text(GOOD)
+    os.mkfifo(tmp_path / "out.fifo")
+    r = check_process("--offline", "serve.sh", "-o", "out.fifo", cwd=tmp_path, timeout=30)  # it hung in open()
+    assert r.returncode == 2 and "--output-file out.fifo: cannot write: a pipe nobody reads" in r.stderr, r.stderr
