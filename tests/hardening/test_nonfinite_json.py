@@ -18,3 +18,10 @@ def test_a_non_finite_value_is_named(cc, said):
     messages = [f["message"] for r in doc["results"] for f in r["findings"] if f["rule"] == "VP204"]
     assert any(said in m for m in messages), messages
     assert not any("None is not" in m or "did you mean" in m for m in messages), messages
+
+
+def test_a_tab_after_a_continuation_is_called_a_tab(tmp_path):
+    (tmp_path / "tab.sh").write_text("vllm serve Qwen/Qwen3-8B \\\t\n  -tp 2\n")
+    code, doc, err = check("--offline", str(tmp_path / "tab.sh"))
+    message = next(f["message"] for f in doc["results"][0]["findings"] if f["rule"] == "VP101")
+    assert code == 1 and message.startswith("a tab follows this `\\`, so it escapes the tab"), message
