@@ -319,7 +319,8 @@ def _not_an_input(outputs, inputs) -> None:
     for _, path in outputs:  # a PATH that cannot be written is said before the work, not after it
         folder = os.path.dirname(path) or "."
         if os.path.isdir(path) or not os.path.isdir(folder):
-            why = "is a directory" if os.path.isdir(path) else f"its folder {folder} does not exist"
+            why = ("is a directory" if os.path.isdir(path) else f"{folder} is a file, not a folder"
+                   if os.path.exists(folder) else f"its folder {folder} does not exist")
             raise UsageProblem(f"--output-file {path}: cannot write: {why}")
         try:
             st = os.stat(path)

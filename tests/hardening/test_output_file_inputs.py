@@ -82,7 +82,8 @@ def test_a_format_name_in_capitals_is_the_format(tmp_path):
     assert not (tmp_path / "SARIF:x.sarif").exists()
 
 
-@pytest.mark.parametrize("out,said", [("missing/x.txt", "its folder missing does not exist"), (".", "is a directory")])
+@pytest.mark.parametrize("out,said", [("missing/x.txt", "its folder missing does not exist"), (".", "is a directory"),
+                                      ("serve.sh/x", "serve.sh is a file, not a folder")])
 def test_an_unwritable_path_is_said_before_the_work(tmp_path, out, said):
     (tmp_path / "serve.sh").write_text(GOOD)
     r = check_process("--offline", "serve.sh", "nope.sh", "-o", out, cwd=tmp_path)
