@@ -35,3 +35,10 @@ def test_a_bad_option_is_a_usage_error(tmp_path, args, said):
     assert said in r.stderr and "Traceback" not in r.stderr and "\x1b" not in r.stderr
     assert "no vLLM engine start" not in r.stderr  # refused before the log is read
     assert list(tmp_path.iterdir()) == [tmp_path / "a.log"]
+
+
+def test_standard_input_is_named_stdin_in_every_message(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    r = subprocess.run([sys.executable, "-m", "vllm_preflight", "confirm", "-"], cwd=tmp_path, env=env, input="junk\n",
+                       capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 2 and r.stderr.startswith("vllm-preflight: <stdin>: no vLLM engine start found"), r.stderr
