@@ -176,11 +176,10 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     Every option also has a key in the project configuration ([tool.vllm-preflight] in
     pyproject.toml, or .vllm-preflight.yaml): its long name, e.g. fail-on = "warning"."""
     from vllm_preflight import ignores, outcome, project
-    from vllm_preflight.api import check_inputs
+    from vllm_preflight.api import begin_reads, check_inputs, mark_read
     from vllm_preflight.errors import UsageProblem
-    from vllm_preflight.load.source import READ, mark_read
 
-    READ.clear()  # the files this run reads (an in-process caller may run check again)
+    begin_reads()  # the files this run reads (an in-process caller may run check again)
     ctx = click.get_current_context()
     try:
         proj = project_settings()  # a broken config file is a usage error before any work
@@ -342,8 +341,8 @@ def _statistics(report, to_stderr: bool) -> None:
 
 
 def _refuse_input(path: str) -> None:
+    from vllm_preflight.api import was_read
     from vllm_preflight.errors import UsageProblem
-    from vllm_preflight.load.source import was_read
 
     if was_read(path):  # a file a folder walk, --config or source read: never overwritten
         raise usage_error(UsageProblem(f"--output-file {path}: is a file this check read as input; "
