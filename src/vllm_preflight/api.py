@@ -22,6 +22,27 @@ class Report:
     seconds: dict[int, float] = field(default_factory=dict)  # id(result) -> seconds its check took (JUnit)
 
 
+def begin_reads() -> None:
+    """Forget the files read so far: this run's inputs are counted from here (load.source.READ)."""
+    from vllm_preflight.load.source import READ
+
+    READ.clear()
+
+
+def mark_read(path: str) -> None:
+    """Count `path` (the project configuration) as an input of this run."""
+    from vllm_preflight.load import source
+
+    source.mark_read(path)
+
+
+def was_read(path: str) -> bool:
+    """Whether `path` is a file this run read as an input: never an --output-file."""
+    from vllm_preflight.load.source import was_read as read
+
+    return read(path)
+
+
 def target_name(vllm_version: str | None, target: str) -> str:
     """The release key to resolve with; a usage error names the supported range."""
     if target == PR29558:

@@ -12,7 +12,9 @@ stderr; every message written there passes through safe_text (`say`, `usage_erro
 """
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import sys
 from typing import ClassVar
 
@@ -174,12 +176,15 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
     Every option also has a key in the project configuration ([tool.vllm-preflight] in
     pyproject.toml, or .vllm-preflight.yaml): its long name, e.g. fail-on = "warning"."""
     from vllm_preflight import ignores, outcome, project
-    from vllm_preflight.api import check_inputs
+    from vllm_preflight.api import begin_reads, check_inputs, mark_read
     from vllm_preflight.errors import UsageProblem
 
+    begin_reads()  # the files this run reads (an in-process caller may run check again)
     ctx = click.get_current_context()
     try:
         proj = project_settings()  # a broken config file is a usage error before any work
+        if proj.path:  # the project configuration is an input too: never an --output-file
+            mark_read(proj.path)
         given = {name: value for name, value in ctx.params.items()
                  if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
         opts = {**proj.options, **given}
@@ -194,6 +199,10 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
                                                  "skip_non_deployments"))
         require = not skip_non_deployments
         outputs = _outputs(output_file if isinstance(output_file, (list, tuple)) else (output_file,))
+        _not_an_input(outputs, inputs)
+        for name, given_rules in (("--select", select), ("--extend-select", extend_select)):
+            if given_rules and not _rules(given_rules):  # `--select ""`: a typo, never "every rule" or "none"
+                raise UsageProblem(f"{name} names no rule; give codes or prefixes, e.g. {name} VP3 (ALL: every rule)")
         keep = project.selected(proj, _rules(select), _rules(extend_select))
         config = project.effective(proj, _rules(ignore))
         command = ctx.meta.get("command_words")
@@ -226,6 +235,8 @@ def check(vllm_version, target, gpu, gpu_cc, env, assume, input_format, fmt, fai
         say("no vLLM server found in what was given; nothing was checked")
     _dashes_hint(command, report)
     to_stdout = True
+    for _, path in outputs:  # every PATH checked before the first is written
+        _refuse_input(path)
     for each, path in outputs:
         to_stdout = to_stdout and each is not None
         _write_file(path, lambda stream, each=each: _render(each or fmt, report, fail_on, verbose, require,
@@ -275,16 +286,47 @@ def _outputs(values) -> list[tuple[str | None, str]]:
     out: list[tuple[str | None, str]] = []
     for v in values:
         head, sep, rest = str(v).partition(":")
-        if sep and head in FORMATS:
+        if sep and head.lower() in FORMATS:  # `SARIF:x` is the format too, never a file named so
             if not rest:
                 raise UsageProblem(f"--output-file {v}: give a path after `{head}:`")
-            out.append((head, rest))
+            out.append((head.lower(), rest))
         elif v:
             out.append((None, str(v)))
     if sum(1 for f, _ in out if f is None) > 1:
         raise UsageProblem("--output-file: the --format report goes to one PATH; name the others' "
                            "format (sarif:PATH)")
+    seen: dict[str, str] = {}
+    for _, path in out:  # two reports into one file: the second would silently replace the first
+        key = os.path.realpath(path)
+        if key in seen:
+            raise UsageProblem(f"--output-file {path}: named twice (also as {seen[key]}); give each report its own PATH")
+        seen[key] = path
     return out
+
+
+def _not_an_input(outputs, inputs) -> None:
+    """An --output-file that is one of the named input files is refused before any work: the
+    report never replaces what it reports on."""
+    from vllm_preflight.errors import UsageProblem
+
+    named = []
+    for each in inputs:
+        try:
+            named.append(os.stat(each))
+        except (OSError, ValueError):
+            continue
+    for _, path in outputs:  # a PATH that cannot be written is said before the work, not after it
+        folder = os.path.dirname(path) or "."
+        if os.path.isdir(path) or not os.path.isdir(folder):
+            why = ("is a directory" if os.path.isdir(path) else f"{folder} is a file, not a folder"
+                   if os.path.exists(folder) else f"its folder {folder} does not exist")
+            raise UsageProblem(f"--output-file {path}: cannot write: {why}")
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode) and any(st.st_dev == n.st_dev and st.st_ino == n.st_ino for n in named):
+            raise UsageProblem(f"--output-file {path}: is an input file; not overwritten (name another PATH)")
 
 
 def _statistics(report, to_stderr: bool) -> None:
@@ -298,11 +340,29 @@ def _statistics(report, to_stderr: bool) -> None:
         click.echo(line, err=to_stderr)
 
 
+def _refuse_input(path: str) -> None:
+    from vllm_preflight.api import was_read
+    from vllm_preflight.errors import UsageProblem
+
+    if was_read(path):  # a file a folder walk, --config or source read: never overwritten
+        raise usage_error(UsageProblem(f"--output-file {path}: is a file this check read as input; "
+                                       "not overwritten (name another PATH)"))
+
+
 def _write_file(path: str, write) -> None:
     from vllm_preflight.errors import UsageProblem
 
+    _refuse_input(path)
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+        # O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of blocking the open forever
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as e:
+        why = "a pipe nobody reads" if e.errno == errno.ENXIO else e.strerror or e
+        raise usage_error(UsageProblem(f"--output-file {path}: cannot write: {why}")) from None
+    try:
+        os.set_blocking(fd, True)  # a reader that is there gets every byte
+        with open(fd, "w", encoding="utf-8", newline="\n") as stream:
             write(stream)
     except OSError as e:
         raise usage_error(UsageProblem(f"--output-file {path}: cannot write: {e.strerror or e}")) from None

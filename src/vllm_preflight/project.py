@@ -97,6 +97,9 @@ def _rule_list(path: str, key: str, value) -> tuple[str, ...]:
 
 # --- reading -------------------------------------------------------------------------------
 
+_EXAMPLES = {"gpu": "H100", "gpu-cc": "9.0"}
+
+
 def find(start: str | None = None) -> Project:
     """The nearest project configuration from `start` (the current folder) upward."""
     d = os.path.abspath(start or os.getcwd())
@@ -201,8 +204,8 @@ def from_table(path: str, table, name: str = "the file") -> Project:
             if key == "gpu-cc" and isinstance(value, float):  # `gpu-cc: 9.0` in YAML
                 value = str(value)
             if not isinstance(value, str) or not value:
-                raise UsageProblem(f"{path}: {key} takes a string in quotes, e.g. {key} = \"0.13.0\" "
-                                   f"(a bare 0.20 is the number 0.2)")
+                raise UsageProblem(f"{path}: {key} takes a string in quotes, e.g. {key} = "
+                                   f"\"{_EXAMPLES.get(key, '0.13.0')}\" (a bare 0.20 is the number 0.2)")
             options[_param(key)] = value
     for key, choices in CHOICES.items():
         if key in table:
@@ -224,6 +227,9 @@ def from_table(path: str, table, name: str = "the file") -> Project:
                 raise UsageProblem(f"{path}: {key} takes a path or a list of paths, e.g. \"sarif:results.sarif\"")
             options[_param(key)] = tuple(value)
     select = _rule_list(path, "select", table["select"]) if "select" in table else None
+    if select is not None and not select:  # would silence every rule but VP300, errors included
+        raise UsageProblem(f"{path}: select names no rule; give codes or prefixes, e.g. [\"VP3\"] "
+                           f"([\"ALL\"] or no select key: every rule)")
     extend = _rule_list(path, "extend-select", table["extend-select"]) if "extend-select" in table else ()
     return Project(path, config, options, select, extend, _severity(path, table.get("severity", {})))
 

@@ -28,6 +28,7 @@ def read_log(path: str) -> tuple[list, list[str]]:
 
     scanner = Scanner()
     notes: list[str] = []
+    shown = "<stdin>" if path == "-" else path  # as the findings name it
     if path == "-":
         stream = sys.stdin.buffer
         close = False
@@ -50,16 +51,16 @@ def read_log(path: str) -> tuple[list, list[str]]:
         limited = _Limited(stream, MAX_LOG_BYTES)
         events = list(scanner.events(blocks_of(limited)))
         if limited.cut:
-            notes.append(f"{path}: longer than {MAX_LOG_BYTES >> 30} GiB; read up to there")
+            notes.append(f"{shown}: longer than {MAX_LOG_BYTES >> 30} GiB; read up to there")
     except OSError as e:
-        raise LogProblem(f"{path}: cannot read: {e.strerror or e}") from None
+        raise LogProblem(f"{shown}: cannot read: {e.strerror or e}") from None
     finally:
         if close:
             stream.close()
     for n in scanner.long_lines[:5]:
-        notes.append(f"{path}:{n}: a line longer than {MAX_LINE >> 20} MiB; not read")
+        notes.append(f"{shown}:{n}: a line longer than {MAX_LINE >> 20} MiB; not read")
     if len(scanner.long_lines) > 5:
-        notes.append(f"{path}: {len(scanner.long_lines) - 5} more lines longer than the limit; not read")
+        notes.append(f"{shown}: {len(scanner.long_lines) - 5} more lines longer than the limit; not read")
     starts, _ = group(events)
     return starts, notes
 
@@ -83,6 +84,8 @@ def _pairs(values: tuple[str, ...]) -> list[tuple[str, str]]:
         if "=" not in v:
             raise click.UsageError(f"--env takes KEY=VALUE, got {v!r}")
         k, _, val = v.partition("=")
+        if not k.strip():
+            raise click.UsageError(f"--env {v}: the name is empty")
         out.append((k, val))
     return out
 
@@ -111,13 +114,20 @@ def confirm(fmt, gpu, env, vllm_version, record_dir, offline, verbose, logs) -> 
     from vllm_preflight.confirm.compare import compare
     from vllm_preflight.errors import UsageProblem
 
-    if gpu:
-        from vllm_preflight.gpus import get_gpu
+    for name, value in (("--gpu", gpu), ("--vllm-version", vllm_version), ("--record", record_dir)):
+        if value is not None and not value.strip():  # `--record ""` would silently record nothing
+            raise usage_error(UsageProblem(f"{name} is empty; give a value or leave the option out"))
+    try:
+        if gpu:
+            from vllm_preflight.gpus import get_gpu
 
-        try:
             gpu = get_gpu(gpu).name
-        except UsageProblem as e:
-            raise usage_error(e) from None
+        if vllm_version:  # a typo is refused before any log is read, as `check` refuses it
+            from vllm_preflight.api import target_name
+
+            target_name(vllm_version, "release")
+    except UsageProblem as e:
+        raise usage_error(e) from None
     env_pairs = _pairs(env)
     model_files.begin_run(True if offline else None)  # the logged model's config.json, as `check` reads it
     comparisons = []
@@ -133,7 +143,7 @@ def confirm(fmt, gpu, env, vllm_version, record_dir, offline, verbose, logs) -> 
             errors.append(n)
             say(n)
         if not starts:
-            msg = f"{path}: no vLLM engine start found (no `Initializing a V1 LLM engine (vX) with config:` line)"
+            msg = f"{'<stdin>' if path == '-' else path}: no vLLM engine start found (no `Initializing a V1 LLM engine (vX) with config:` line)"
             errors.append(msg)
             say(msg)
         for st in starts:

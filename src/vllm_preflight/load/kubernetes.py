@@ -436,6 +436,9 @@ def ignore_annotation(doc: YamlDoc, data: dict, path: tuple, prefix: tuple):
     nodes = _along(data, path)
     for node in nodes:
         value = _meta(node, "annotations").get(IGNORE_ANNOTATION)
+        if value is not None and not isinstance(value, str):  # Kubernetes takes strings only: a list
+            here = _path_to(data, path, node)  # or number silences nothing, and VP391 says so (it was skipped)
+            return (repr(value),), doc.location(prefix + here + ("metadata", "annotations", IGNORE_ANNOTATION))
         if isinstance(value, str):
             codes = tuple(dict.fromkeys(c.strip() for c in value.replace(" ", ",").split(",") if c.strip()))
             here = _path_to(data, path, node)  # the node's own path: the annotation's line

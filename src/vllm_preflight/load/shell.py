@@ -535,9 +535,10 @@ class Shell(Expansion):
         start_loc = origin.location(cmd.start)
         line = loc.line if loc else "?"
         words = " ".join(repr(w.removeprefix("\\")) for w in cmd.escaped_words)
-        what = ("a space follows this `\\`" if cmd.escaped_words[0] in ("\\ ", "\\\t")
-                else "this `\\` is followed by a space and `#`")
-        msg = (f"{what}, so it escapes the space instead of continuing the line: bash passes {words} to vLLM as "
+        blank = "a tab" if cmd.escaped_words[0].startswith("\\\t") else "a space"
+        what = (f"{blank} follows this `\\`" if cmd.escaped_words[0] in ("\\ ", "\\\t")
+                else f"this `\\` is followed by {blank} and `#`")
+        msg = (f"{what}, so it escapes the {blank.split()[1]} instead of continuing the line: bash passes {words} to vLLM as "
                f"argument{'s' if len(cmd.escaped_words) > 1 else ''} (vLLM rejects "
                f"{'them' if len(cmd.escaped_words) > 1 else 'it'}: unrecognized arguments) and the command "
                f"started at line {start_loc.line if start_loc else '?'} really ends at line {line}")

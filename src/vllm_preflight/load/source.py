@@ -71,6 +71,27 @@ def decode(path: str, data: bytes) -> str:
     return text
 
 
+READ: set[tuple[int, int]] = set()  # (device, inode) of every file read: never an output file
+
+
+def was_read(path: str) -> bool:
+    """Whether `path` is (a link to) a file this process read as an input."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) in READ
+
+
+def mark_read(path: str) -> None:
+    """Count `path` (a file read another way: the project configuration) as an input."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    READ.add((st.st_dev, st.st_ino))
+
+
 def read_bytes(path: str, limit: int = MAX_BYTES, what: str = "a deployment config") -> bytes:
     """The bytes of a regular file of at most `limit` bytes; never blocks.
 
@@ -87,8 +108,10 @@ def read_bytes(path: str, limit: int = MAX_BYTES, what: str = "a deployment conf
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
                  | getattr(os, "O_CLOEXEC", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             fail(path, "not a regular file (a pipe, socket or device); not read")
+        READ.add((st.st_dev, st.st_ino))
         chunks, total = [], 0
         while total <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))

@@ -51,7 +51,7 @@ class Validator:
         if self._rs.is_valid(instance):  # the common case: no error objects built at all
             return
         for err in self._rs.iter_errors(instance):
-            yield _adapt(err, self.schema)
+            yield _adapt(err, self.schema, original=instance)
 
 
 def validator(schema: dict) -> Validator:
@@ -65,11 +65,16 @@ def _at(root: dict, path) -> Any:
     return node
 
 
-def _adapt(err, root: dict, branch: int | None = None) -> SchemaError:
+def _adapt(err, root: dict, branch: int | None = None, original: Any = None) -> SchemaError:
     spath = list(err.schema_path)
     keyword = str(spath[-1]) if spath else ""
     kind = err.kind
     instance = err.instance
+    if instance is None and original is not None:  # rs hands inf and nan back as JSON's null
+        try:
+            instance = _at(original, err.instance_path)
+        except (KeyError, IndexError, TypeError):
+            pass
     if kind.name == "propertyNames":  # rs reports the object; the failing name is the instance
         keyword = str(spath[-1])
         inner = getattr(kind, "error", None)
@@ -83,7 +88,7 @@ def _adapt(err, root: dict, branch: int | None = None) -> SchemaError:
     context: list[SchemaError] = []
     if kind.name in ("anyOf", "oneOfNotValid"):
         for index, errors in enumerate(kind.context or ()):
-            context += [_adapt(e, root, index) for e in errors]
+            context += [_adapt(e, root, index, original) for e in errors]
     if keyword == "oneOf" and kind.name == "oneOfMultipleValid":
         context = []
     if keyword == "required" and getattr(kind, "property", None) is not None:
