@@ -59,9 +59,10 @@ def _read_back_problems(case: dict, start) -> list:
 @pytest.mark.parametrize("release", logs.releases())
 def test_recorded_logs_read_back_and_agree(release, tmp_path):
     cases = logs.recorded(release)
-    # 0.27.0 holds 23: on 17 chosen cases its serve path raised a TypeError inside vLLM's own imports under the
-    # recorder's Python 3.11 (`array.array` subscripted), no answer about the config; those were left out
-    assert len(cases) >= 20
+    # 0.27.0 holds 23 and 0.27.1 16: on the other chosen cases their serve path raised a TypeError inside vLLM's
+    # own imports under the recorder's Python 3.11 (`array.array` subscripted), no answer about the config;
+    # those were left out. Every other release holds 40.
+    assert len(cases) >= {"0.27.0": 20, "0.27.1": 16}.get(release, 40)
     failures = []
     for case in cases:
         case["version"] = release
