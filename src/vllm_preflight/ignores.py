@@ -226,7 +226,8 @@ def find_config(start: str | None = None) -> Config:
         d = parent
 
 
-def _read(path: str) -> str:
+def read_config_text(path: str) -> str:
+    """A project configuration file's text (at most 1 MiB); unreadable: a usage problem naming it."""
     try:
         with open(path, encoding="utf-8") as f:
             return f.read(1 << 20)
@@ -238,7 +239,7 @@ def _from_yaml(path: str) -> Config:
     import yaml
 
     try:
-        data = yaml.safe_load(_read(path))
+        data = yaml.safe_load(read_config_text(path))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
@@ -247,7 +248,7 @@ def _from_yaml(path: str) -> Config:
 
 
 def _from_pyproject(path: str) -> Config | None:
-    text = _read(path)
+    text = read_config_text(path)
     # most pyproject.toml files (this project's own included) are not parsed at all
     if not any(key in text for key in ("tool.vllm-preflight", 'tool."vllm-preflight"', "[tool]")):
         return None

@@ -119,19 +119,11 @@ def find(start: str | None = None) -> Project:
         d = parent
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(1 << 20)
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageProblem(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-
-
 def _yaml(path: str):
     import yaml
 
     try:
-        data = yaml.safe_load(_read(path))
+        data = yaml.safe_load(ignores.read_config_text(path))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
@@ -154,7 +146,7 @@ def toml_module():
 
 
 def _pyproject(path: str):
-    text = _read(path)
+    text = ignores.read_config_text(path)
     # most pyproject.toml files (this project's own included) are not parsed at all
     if not _may_hold_table(text):
         return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 from vllm_preflight.findings import Finding
+from vllm_preflight.identity import argv_value, kv_transfer_config
 from vllm_preflight.model import Location
 
 RANK_SETTINGS = (
@@ -51,25 +52,12 @@ def _role(source: str) -> tuple | None:
 
 
 def _argv_value(r, *names: str) -> str | None:
-    argv = list(r.deployment.argv) if r.deployment else []
-    for i, w in enumerate(argv):
-        for n in names:
-            if w == n and i + 1 < len(argv):
-                return argv[i + 1]
-            if w.startswith(n + "="):
-                return w[len(n) + 1:]
-    return None
+    """The value of the last of `names` in the server's command (as argparse keeps the last)."""
+    return argv_value(r.deployment.argv if r.deployment else (), *names)
 
 
 def _kv(r) -> dict | None:
-    text = _argv_value(r, "--kv-transfer-config")
-    if text is None:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+    return kv_transfer_config(r.deployment.argv if r.deployment else ())
 
 
 def _model(r) -> str | None:
